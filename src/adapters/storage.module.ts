@@ -1,0 +1,29 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import type { StorageConfig } from '../config/gateway-config';
+import { SpendLog } from '../modules/billing/ports/spend-log';
+import { MemorySpendLog } from './memory/memory-spend-log';
+import { Database } from './postgres/database';
+import { PostgresSpendLog } from './postgres/postgres-spend-log';
+
+/**
+ * Chooses the storage adapters from configuration: PostgreSQL (DATABASE_URL), embedded PGlite
+ * (the default) or none (GW_STORAGE=none: in-memory adapters, and no Database provider, which
+ * storage-backed routes read as "not configured").
+ */
+@Global()
+@Module({})
+export class StorageModule {
+  static forRoot(storage: StorageConfig): DynamicModule {
+    if (storage.kind === 'none') {
+      return { module: StorageModule, providers: [{ provide: SpendLog, useValue: new MemorySpendLog() }], exports: [SpendLog] };
+    }
+    return {
+      module: StorageModule,
+      providers: [
+        { provide: Database, useFactory: () => Database.open(storage) },
+        { provide: SpendLog, useFactory: (db: Database) => new PostgresSpendLog(db.dataSource), inject: [Database] },
+      ],
+      exports: [Database, SpendLog],
+    };
+  }
+}

@@ -1,0 +1,42 @@
+import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { RedisModule } from './adapters/redis/redis.module';
+import { StorageModule } from './adapters/storage.module';
+import type { GatewayConfig } from './config/gateway-config';
+import { BodyLimits, ROUTE_BODY_LIMITS } from './http/body-limits';
+import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
+import { HttpEdgeModule } from './http/http-edge.module';
+import { CoreModule } from './lifecycle/core.module';
+import { loggerParams } from './logging/logger-params';
+import { OpsModule } from './modules/ops/ops.module';
+
+export interface GatewayOptions {
+  /** Further modules to mount (the test suites add their own routes this way). */
+  imports?: NonNullable<ModuleMetadata['imports']>;
+  /** Body limits by path, over the spec's defaults. */
+  bodyLimits?: Readonly<Record<string, number>>;
+  /** Where logs go instead of stdout. */
+  logDestination?: DestinationStream;
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewayConfig, options: GatewayOptions = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        // First, so its access logger is the first middleware and sees every request.
+        LoggerModule.forRoot(loggerParams(config, options.logDestination)),
+        CoreModule.forRoot(config),
+        StorageModule.forRoot(config.storage),
+        RedisModule.forRoot(config.redisUrl),
+        HttpEdgeModule.forRoot(new BodyLimits({ ...ROUTE_BODY_LIMITS, ...options.bodyLimits })),
+        OpsModule,
+        ...(options.imports ?? []),
+      ],
+      providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],
+    };
+  }
+}

@@ -1,0 +1,60 @@
+import type { ProviderName } from '../modules/providers/domain/provider-name';
+import type { Secret } from './secret';
+
+export type GatewayEnv = 'development' | 'production';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export type StorageConfig =
+  | { kind: 'postgres'; url: Secret }
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'none' };
+
+export interface HttpConfig {
+  host: string;
+  port: number;
+  /** Origins allowed by CORS (spec 5.8): the development defaults plus GW_CORS_ORIGINS, or only the latter in production. */
+  corsOrigins: readonly string[];
+  maxConcurrentRequests: number;
+  requestTimeoutMs: number;
+  shutdownGraceMs: number;
+}
+
+export interface SolanaConfig {
+  rpcUrl: string;
+  /** CAIP-2 id advertised in 402 challenges and required in payments. */
+  network: string;
+  usdcMint: string;
+  recipientWallet: string;
+  /** 64-byte secret keys, primary first. */
+  feePayerKeys: readonly Secret<Uint8Array>[];
+  escrowProgramId: string | null;
+}
+
+export interface ProviderEndpoint {
+  apiKey: Secret | null;
+  baseUrl: string;
+}
+
+export interface LimitsConfig {
+  rateLimitMax: number;
+  freeTierRateLimit: number;
+  freeTierGlobalRpm: number;
+  cacheTtlSecs: number;
+}
+
+/**
+ * The validated configuration (ARCHITECTURE.md section 4). An abstract class so that it can be
+ * the DI token; `loadConfig` produces the value from the environment.
+ */
+export abstract class GatewayConfig {
+  abstract readonly env: GatewayEnv;
+  abstract readonly logLevel: LogLevel;
+  abstract readonly http: HttpConfig;
+  abstract readonly adminToken: Secret | null;
+  abstract readonly dataDir: string;
+  abstract readonly storage: StorageConfig;
+  abstract readonly redisUrl: Secret | null;
+  abstract readonly solana: SolanaConfig;
+  abstract readonly providers: Readonly<Record<ProviderName, ProviderEndpoint>>;
+  abstract readonly limits: LimitsConfig;
+}

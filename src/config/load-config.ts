@@ -1,0 +1,141 @@
+import { resolve } from 'node:path';
+import { PROVIDER_NAMES, type ProviderName } from '../modules/providers/domain/provider-name';
+import { ConfigError, EnvReader } from './env-reader';
+import type { GatewayConfig, GatewayEnv, LogLevel, ProviderEndpoint, StorageConfig } from './gateway-config';
+import { ensureLocalRecipientWallet } from './local-recipient-wallet';
+
+export const SOLANA_MAINNET_NETWORK = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
+export const SOLANA_MAINNET_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const SOLANA_MAINNET_RPC_URL = 'https://api.mainnet-beta.solana.com';
+
+/** Spec 5.8: origins allowed outside production. */
+export const DEVELOPMENT_CORS_ORIGINS = ['http://localhost:3000', 'http://localhost:8080', 'http://127.0.0.1:3000'];
+
+/** Each base URL includes the API version; adapters append the resource path. */
+const PROVIDER_DEFAULTS: Record<ProviderName, { keyVar: string; baseUrl: string }> = {
+  openai: { keyVar: 'OPENAI_API_KEY', baseUrl: 'https://api.openai.com/v1' },
+  anthropic: { keyVar: 'ANTHROPIC_API_KEY', baseUrl: 'https://api.anthropic.com/v1' },
+  google: { keyVar: 'GOOGLE_API_KEY', baseUrl: 'https://generativelanguage.googleapis.com/v1beta' },
+  xai: { keyVar: 'XAI_API_KEY', baseUrl: 'https://api.x.ai/v1' },
+  deepseek: { keyVar: 'DEEPSEEK_API_KEY', baseUrl: 'https://api.deepseek.com/v1' },
+  nvidia: { keyVar: 'NVIDIA_API_KEY', baseUrl: 'https://integrate.api.nvidia.com/v1' },
+};
+
+const MIN_ADMIN_TOKEN_LENGTH = 16;
+
+export interface ConfigNotice {
+  level: 'info' | 'warn';
+  message: string;
+}
+
+export interface LoadedConfig {
+  config: GatewayConfig;
+  /** Things worth logging once the logger exists (defaults applied, local wallet created). */
+  notices: ConfigNotice[];
+}
+
+/**
+ * Builds the validated configuration from the environment. Throws ConfigError on the first bad
+ * value. Its only side effect: in development without GW_RECIPIENT_WALLET it creates (or reuses)
+ * a local recipient wallet under GW_DATA_DIR.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): LoadedConfig {
+  const read = new EnvReader(env);
+  const notices: ConfigNotice[] = [];
+  const gatewayEnv = read.oneOf<GatewayEnv>('GW_ENV', ['development', 'production'], 'development');
+  const dataDir = resolve(read.string('GW_DATA_DIR', './data'));
+
+  const adminToken = read.secret('GW_ADMIN_TOKEN');
+  if (adminToken && adminToken.reveal().length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(`GW_ADMIN_TOKEN must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (value not shown)`);
+  }
+
+  const corsOrigins = read.origins('GW_CORS_ORIGINS');
+  const freeTierLimit = (name: string, fallback: number): number => {
+    const value = read.integer(name, fallback, { min: 0 });
+    if (value !== 0) return value;
+    notices.push({ level: 'warn', message: `${name}=0 is rejected (spec section 8); using the default ${fallback}` });
+    return fallback;
+  };
+
+  const config: GatewayConfig = {
+    env: gatewayEnv,
+    logLevel: read.oneOf<LogLevel>('GW_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    http: {
+      host: read.string('HOST', '0.0.0.0'),
+      port: read.integer('PORT', 8402, { min: 0, max: 65535 }),
+      corsOrigins: gatewayEnv === 'production' ? corsOrigins : [...new Set([...DEVELOPMENT_CORS_ORIGINS, ...corsOrigins])],
+      maxConcurrentRequests: read.integer('GW_MAX_CONCURRENT_REQUESTS', 256, { min: 1 }),
+      requestTimeoutMs: read.integer('GW_REQUEST_TIMEOUT_SECS', 120, { min: 1 }) * 1000,
+      shutdownGraceMs: read.integer('GW_SHUTDOWN_GRACE_SECS', 10, { min: 0 }) * 1000,
+    },
+    adminToken,
+    dataDir,
+    storage: readStorage(read, dataDir),
+    redisUrl: read.secretUrl('REDIS_URL', ['redis:', 'rediss:']),
+    solana: {
+      rpcUrl: read.url('GW_SOLANA_RPC_URL', SOLANA_MAINNET_RPC_URL),
+      network: readNetwork(read),
+      usdcMint: read.address('GW_USDC_MINT') ?? SOLANA_MAINNET_USDC_MINT,
+      recipientWallet: readRecipientWallet(read, gatewayEnv, dataDir, notices),
+      feePayerKeys: read.secretKeys('GW_FEE_PAYER_KEYS'),
+      escrowProgramId: read.address('GW_ESCROW_PROGRAM_ID'),
+    },
+    providers: readProviders(read),
+    limits: {
+      rateLimitMax: read.integer('GW_RATE_LIMIT_MAX', 60, { min: 1 }),
+      freeTierRateLimit: freeTierLimit('GW_FREE_TIER_RATE_LIMIT', 5),
+      freeTierGlobalRpm: freeTierLimit('GW_FREE_TIER_GLOBAL_RPM', 12),
+      cacheTtlSecs: read.integer('GW_CACHE_TTL_SECS', 600, { min: 0 }),
+    },
+  };
+  return { config, notices };
+}
+
+function readStorage(read: EnvReader, dataDir: string): StorageConfig {
+  const mode = read.raw('GW_STORAGE');
+  if (mode !== undefined && mode !== 'none') {
+    throw new ConfigError(`GW_STORAGE must be "none" or unset (got "${mode}")`);
+  }
+  const url = read.secretUrl('DATABASE_URL', ['postgres:', 'postgresql:']);
+  if (mode === 'none') {
+    if (url) throw new ConfigError('GW_STORAGE=none conflicts with DATABASE_URL; unset one of them');
+    return { kind: 'none' };
+  }
+  return url ? { kind: 'postgres', url } : { kind: 'pglite', dataDir };
+}
+
+function readNetwork(read: EnvReader): string {
+  const value = read.raw('GW_SOLANA_NETWORK');
+  if (value === undefined) return SOLANA_MAINNET_NETWORK;
+  if (!/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/.test(value)) {
+    throw new ConfigError(`GW_SOLANA_NETWORK must be a CAIP-2 id like ${SOLANA_MAINNET_NETWORK} (got "${value}")`);
+  }
+  return value;
+}
+
+function readRecipientWallet(read: EnvReader, env: GatewayEnv, dataDir: string, notices: ConfigNotice[]): string {
+  const configured = read.address('GW_RECIPIENT_WALLET');
+  if (configured) return configured;
+  if (env === 'production') {
+    throw new ConfigError('GW_RECIPIENT_WALLET is required when GW_ENV=production');
+  }
+  const local = ensureLocalRecipientWallet(dataDir);
+  notices.push({
+    level: 'info',
+    message: `GW_RECIPIENT_WALLET unset: ${local.created ? 'created' : 'using'} the local recipient wallet ${local.address} (${local.path})`,
+  });
+  return local.address;
+}
+
+function readProviders(read: EnvReader): Record<ProviderName, ProviderEndpoint> {
+  const entries = PROVIDER_NAMES.map((name) => {
+    const { keyVar, baseUrl } = PROVIDER_DEFAULTS[name];
+    const endpoint: ProviderEndpoint = {
+      apiKey: read.secret(keyVar),
+      baseUrl: read.url(`GW_${name.toUpperCase()}_BASE_URL`, baseUrl),
+    };
+    return [name, endpoint] as const;
+  });
+  return Object.fromEntries(entries) as Record<ProviderName, ProviderEndpoint>;
+}

@@ -1,0 +1,32 @@
+/**
+ * The spec's error.type values (section 7), plus the edge's own framework errors.
+ * Domain and application code throw GatewayError; the HTTP edge maps the type to a status.
+ * Pure TypeScript: importable from any domain.
+ */
+export type ErrorType =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'invalid_payment'
+  | 'forbidden'
+  | 'not_found'
+  | 'model_not_found'
+  | 'request_timeout'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'request_header_fields_too_large'
+  | 'rate_limit_exceeded'
+  | 'internal_error'
+  | 'settlement_failed'
+  | 'provider_error'
+  | 'upstream_unavailable'
+  | 'service_unavailable';
+
+export class GatewayError extends Error {
+  constructor(
+    readonly type: ErrorType,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}

@@ -1,0 +1,73 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import { AppModule, type GatewayOptions } from './app.module';
+import type { GatewayConfig } from './config/gateway-config';
+import type { ConfigNotice } from './config/load-config';
+import { GatewayHttpAdapter } from './http/gateway-http-adapter';
+import { InFlightRequests } from './lifecycle/in-flight-requests';
+
+/** A gateway listening on its port. `close()` is the graceful shutdown. */
+export class RunningGateway {
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    readonly app: NestExpressApplication,
+    private readonly config: GatewayConfig,
+  ) {}
+
+  get url(): string {
+    const { address, port, family } = this.server.address() as AddressInfo;
+    return `http://${family === 'IPv6' ? `[${address}]` : address}:${port}`;
+  }
+
+  private get server(): Server {
+    return this.app.getHttpServer() as Server;
+  }
+
+  /**
+   * Stops accepting connections, lets in-flight requests finish (up to GW_SHUTDOWN_GRACE_SECS,
+   * then cuts what is left), then runs the shutdown hooks: background tasks are flushed, then
+   * the database and Redis closed.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const logger = this.app.get(Logger);
+    logger.log('shutdown: no longer accepting connections; draining in-flight requests');
+    // Node 19+ also closes idle keep-alive sockets here; busy ones close after their response.
+    this.server.close();
+    const drained = await this.app.get(InFlightRequests).drain(this.config.http.shutdownGraceMs);
+    if (drained) {
+      this.server.closeIdleConnections();
+    } else {
+      logger.warn('shutdown: grace period over; closing the remaining connections');
+      this.server.closeAllConnections();
+    }
+    await this.app.close();
+  }
+}
+
+/** Builds the Nest application around the HTTP edge and starts listening. */
+export async function startGateway(config: GatewayConfig, options: GatewayOptions & { notices?: ConfigNotice[] } = {}): Promise<RunningGateway> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), new GatewayHttpAdapter(config.env), {
+    bodyParser: false,
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  for (const notice of options.notices ?? []) {
+    if (notice.level === 'warn') logger.warn(notice.message);
+    else logger.log(notice.message);
+  }
+  await app.listen(config.http.port, config.http.host);
+  const gateway = new RunningGateway(app, config);
+  logger.log(`gateway listening on ${gateway.url} (env ${config.env}, storage ${config.storage.kind}, redis ${config.redisUrl ? 'on' : 'off'})`);
+  return gateway;
+}

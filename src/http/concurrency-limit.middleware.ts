@@ -1,0 +1,35 @@
+import { Injectable, type NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { GatewayConfig } from '../config/gateway-config';
+import { GatewayError } from '../errors/gateway-error';
+import { InFlightRequests } from '../lifecycle/in-flight-requests';
+import { HttpMetrics } from './http-metrics';
+import { isOpsPath } from './ops-paths';
+import { requestPath } from './request-context';
+
+/**
+ * GW_MAX_CONCURRENT_REQUESTS: past the cap a request is refused at once with 503 rather than
+ * queued without bound. Operator endpoints are exempt so health and metrics stay readable under load.
+ */
+@Injectable()
+export class ConcurrencyLimitMiddleware implements NestMiddleware {
+  private readonly limit: number;
+
+  constructor(
+    config: GatewayConfig,
+    private readonly inFlight: InFlightRequests,
+    private readonly metrics: HttpMetrics,
+  ) {
+    this.limit = config.http.maxConcurrentRequests;
+  }
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    if (this.inFlight.draining) res.setHeader('Connection', 'close');
+    if (!this.inFlight.admit(res, !isOpsPath(requestPath(req)), this.limit)) {
+      this.metrics.rejected('concurrency_limit');
+      res.setHeader('Retry-After', '1');
+      return next(new GatewayError('service_unavailable', 'too many concurrent requests; retry shortly'));
+    }
+    next();
+  }
+}

@@ -1,0 +1,41 @@
+import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { PinoLogger } from 'nestjs-pino';
+import { GatewayError } from '../errors/gateway-error';
+import { asGatewayError, endStreamWithError, INTERNAL_ERROR_MESSAGE, isEventStream, sendError } from './error-response';
+import { requestPath } from './request-context';
+
+/**
+ * The one place errors become responses: every error, framework ones included, leaves as
+ * `{error: {type, message}}`. Unknown errors are logged with their stack and answered with a
+ * generic 500; nothing internal reaches the client.
+ */
+@Catch()
+export class ErrorEnvelopeFilter implements ExceptionFilter {
+  constructor(private readonly logger: PinoLogger) {
+    logger.setContext(ErrorEnvelopeFilter.name);
+  }
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const req = host.switchToHttp().getRequest<Request>();
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.writableEnded && req.gw?.signal.aborted) {
+      // The request already ended with its timeout answer; this is the abandoned handler finishing late.
+      this.logger.debug({ err: exception }, 'error after the request was answered');
+      return;
+    }
+    let error = asGatewayError(exception, req.method, requestPath(req));
+    if (!error) {
+      this.logger.error({ err: exception }, 'unhandled error');
+      error = new GatewayError('internal_error', INTERNAL_ERROR_MESSAGE);
+    }
+    if (!res.headersSent) {
+      sendError(res, error);
+    } else if (isEventStream(res)) {
+      endStreamWithError(res, error);
+    } else if (!res.writableEnded) {
+      // A JSON body already under way cannot carry an error any more; cut it so the client sees a failure.
+      res.destroy();
+    }
+  }
+}

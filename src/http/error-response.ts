@@ -1,0 +1,84 @@
+import { HttpException } from '@nestjs/common';
+import type { Response } from 'express';
+import { GatewayError, type ErrorType } from '../errors/gateway-error';
+
+export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
+  bad_request: 400,
+  unauthorized: 401,
+  invalid_payment: 402,
+  forbidden: 403,
+  not_found: 404,
+  model_not_found: 404,
+  request_timeout: 408,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  request_header_fields_too_large: 431,
+  rate_limit_exceeded: 429,
+  internal_error: 500,
+  settlement_failed: 500,
+  provider_error: 502,
+  upstream_unavailable: 503,
+  service_unavailable: 503,
+};
+
+/** Framework statuses we may meet, by the type they become. Anything else 4xx is a bad request. */
+const TYPE_BY_STATUS: Readonly<Record<number, ErrorType>> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  408: 'request_timeout',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limit_exceeded',
+  503: 'service_unavailable',
+};
+
+export const INTERNAL_ERROR_MESSAGE = 'internal error';
+
+export function routeNotFound(method: string, path: string): GatewayError {
+  return new GatewayError('not_found', `route not found: ${method} ${path.slice(0, 200)}`);
+}
+
+/**
+ * Any thrown value as a GatewayError. Framework exceptions keep their status family; their
+ * messages are kept only for 4xx (client-caused, no internals). Returns null for a value that is
+ * not a known error shape, which the caller reports as internal.
+ */
+export function asGatewayError(exception: unknown, method: string, path: string): GatewayError | null {
+  if (exception instanceof GatewayError) return exception;
+  if (!(exception instanceof HttpException)) return null;
+  const status = exception.getStatus();
+  if (status === 404) return routeNotFound(method, path);
+  if (status >= 500 && status !== 503) return null;
+  const type = TYPE_BY_STATUS[status] ?? 'bad_request';
+  return new GatewayError(type, httpExceptionMessage(exception));
+}
+
+function httpExceptionMessage(exception: HttpException): string {
+  const body = exception.getResponse();
+  if (typeof body === 'string') return body;
+  const message = (body as { message?: unknown }).message;
+  if (Array.isArray(message)) return message.join('; ');
+  return typeof message === 'string' ? message : exception.message;
+}
+
+export function sendError(res: Response, error: GatewayError): void {
+  const status = ERROR_STATUS[error.type];
+  if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  if (status === 413) res.setHeader('Connection', 'close');
+  res.status(status).json({ error: { type: error.type, message: error.message } });
+}
+
+export function isEventStream(res: Response): boolean {
+  return String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
+}
+
+/**
+ * Ends a Server-Sent Events stream that has already started with an error the client can detect:
+ * a `data:` event carrying the envelope (the OpenAI SDK raises on a chunk with an `error` member),
+ * and no `[DONE]` terminator.
+ */
+export function endStreamWithError(res: Response, error: GatewayError): void {
+  if (res.writableEnded) return;
+  res.end(`data: ${JSON.stringify({ error: { type: error.type, message: error.message } })}\n\n`);
+}

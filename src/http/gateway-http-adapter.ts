@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { GatewayEnv } from '../config/gateway-config';
+import { REQUEST_ID_HEADER } from './request-context.middleware';
+import { securityHeaders } from './security-headers';
+
+/** Payment headers may reach 50 KB (spec 5.1); Node's default of 16 KB would answer 431 first. */
+export const MAX_HEADER_BYTES = 64 * 1024;
+
+/**
+ * Nest's Express adapter with the server options Nest does not expose: the larger header limit,
+ * and errors raised by Node's HTTP parser (before Express sees the request) answered in the
+ * envelope with the security headers and a request id, instead of Node's bare status line.
+ */
+export class GatewayHttpAdapter extends ExpressAdapter {
+  constructor(private readonly env: GatewayEnv) {
+    super();
+    this.getInstance().disable('x-powered-by');
+    this.getInstance().set('etag', false);
+    this.getInstance().set('trust proxy', false);
+  }
+
+  override initHttpServer(): void {
+    const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, this.getInstance());
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.answerClientError(err, socket));
+    this.httpServer = server;
+  }
+
+  private answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, type, message] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'request_header_fields_too_large', `request headers exceed ${MAX_HEADER_BYTES} bytes`]
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'request_timeout', 'request not received in time']
+          : [400, 'bad_request', 'malformed HTTP request'];
+    const body = JSON.stringify({ error: { type, message } });
+    const headers = [
+      ['Content-Type', 'application/json; charset=utf-8'],
+      ['Content-Length', String(Buffer.byteLength(body))],
+      ['Connection', 'close'],
+      [REQUEST_ID_HEADER, randomUUID()],
+      ...securityHeaders(this.env),
+    ];
+    const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`);
+  }
+}

@@ -1,0 +1,56 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+
+/** Why a request's work was cancelled when the client went away first. */
+export class ClientDisconnected extends Error {
+  override name = 'ClientDisconnected';
+  constructor() {
+    super('client disconnected');
+  }
+}
+
+/**
+ * What the edge knows about one request. `signal` aborts when the request times out or the client
+ * disconnects: work behind the request (upstream calls, waits) listens to it.
+ */
+export class RequestContext {
+  readonly #controller = new AbortController();
+
+  constructor(
+    /** Our id, sent back as X-Gw-Request-Id. */
+    readonly id: string,
+    /** A valid inbound X-Request-Id, logged beside ours. */
+    readonly clientRequestId: string | undefined,
+    /** The TCP peer address: the client identity for limits (X-Forwarded-For is never trusted). */
+    readonly clientAddress: string,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  abort(reason: Error): void {
+    this.#controller.abort(reason);
+  }
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Set by RequestContextMiddleware, first of the edge. */
+    gw: RequestContext;
+    /** The exact bytes of a JSON body, for handlers that hash or verify them. */
+    rawBody?: Buffer;
+  }
+}
+
+/** The path without the query string (Nest's middleware mount rewrites `req.url`). */
+export function requestPath(req: Request): string {
+  const url = req.originalUrl;
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/** Injects the RequestContext into a controller method. */
+export const Ctx = createParamDecorator((_data: unknown, host: ExecutionContext): RequestContext => {
+  return host.switchToHttp().getRequest<Request>().gw;
+});

@@ -1,0 +1,56 @@
+import { Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+
+/**
+ * Tracks responses until they close: all of them (shutdown waits for these) and a count of the
+ * capped ones (the concurrency limit applies to these).
+ */
+@Injectable()
+export class InFlightRequests {
+  readonly #responses = new Set<Response>();
+  #capped = 0;
+  #draining = false;
+  #idleWaiters: Array<() => void> = [];
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** Tracks the request; a capped one is refused (false, not tracked) when `limit` are already in flight. */
+  admit(res: Response, capped: boolean, limit: number): boolean {
+    if (capped && this.#capped >= limit) return false;
+    this.#responses.add(res);
+    if (capped) this.#capped += 1;
+    res.once('close', () => {
+      this.#responses.delete(res);
+      if (capped) this.#capped -= 1;
+      if (this.#responses.size === 0) this.#wakeIdleWaiters();
+    });
+    return true;
+  }
+
+  /**
+   * Shutdown: responses not yet started will ask the client to close the connection (so no
+   * further request arrives on it); resolves once nothing is in flight, or false after `timeoutMs`.
+   */
+  drain(timeoutMs: number): Promise<boolean> {
+    this.#draining = true;
+    for (const res of this.#responses) {
+      if (!res.headersSent) res.setHeader('Connection', 'close');
+    }
+    if (this.#responses.size === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), timeoutMs);
+      this.#idleWaiters.push(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+  }
+
+  #wakeIdleWaiters(): void {
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const wake of waiters) wake();
+  }
+}

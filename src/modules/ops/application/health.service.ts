@@ -1,0 +1,97 @@
+import { Injectable, ServiceUnavailableException } from '@nestjs/common';
+import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
+import { PinoLogger } from 'nestjs-pino';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { PROVIDER_NAMES } from '../../providers/domain/provider-name';
+import type { DependencyChecks, DependencyState } from '../domain/health';
+import { DependencyProbe, HealthProbes } from '../ports/dependency-probe';
+
+export const PROBE_TIMEOUT_MS = 2_000;
+const CACHE_MS = 5_000;
+
+type RemoteChecks = Omit<DependencyChecks, 'providers'>;
+type RemoteName = keyof RemoteChecks;
+
+/**
+ * Dependency states for /health. Remote probes run as terminus indicators, each bounded to 2 s;
+ * results are cached for 5 s and shared by concurrent callers, so an offline machine (or a health
+ * poller) never waits on the network more than once per window.
+ */
+@Injectable()
+export class HealthService {
+  private cache: { expires: number; checks: Promise<RemoteChecks> } | null = null;
+  private readonly lastStates = new Map<RemoteName, DependencyState>();
+
+  constructor(
+    private readonly probes: HealthProbes,
+    private readonly terminus: HealthCheckService,
+    private readonly indicators: HealthIndicatorService,
+    private readonly config: GatewayConfig,
+    private readonly logger: PinoLogger,
+  ) {
+    logger.setContext(HealthService.name);
+  }
+
+  async checks(): Promise<DependencyChecks> {
+    return { ...(await this.remoteChecks()), providers: this.providerChecks() };
+  }
+
+  private remoteChecks(): Promise<RemoteChecks> {
+    const now = Date.now();
+    if (!this.cache || this.cache.expires <= now) {
+      this.cache = { expires: now + CACHE_MS, checks: this.probeAll() };
+    }
+    return this.cache.checks;
+  }
+
+  private async probeAll(): Promise<RemoteChecks> {
+    const probes: Record<RemoteName, DependencyProbe | null> = {
+      database: this.probes.database,
+      redis: this.probes.redis,
+      solana_rpc: this.probes.solanaRpc,
+    };
+    const names = Object.keys(probes) as RemoteName[];
+    const configured = names.filter((name) => probes[name] !== null);
+    const result = await this.terminus
+      .check(configured.map((name) => () => this.indicate(name, probes[name] as DependencyProbe)))
+      .catch((err: unknown) => {
+        // terminus reports a down indicator by throwing its own 503; we only want the details.
+        if (err instanceof ServiceUnavailableException) return err.getResponse() as HealthCheckResult;
+        throw err;
+      });
+    const checks = {} as RemoteChecks;
+    for (const name of names) {
+      checks[name] = probes[name] === null ? 'not_configured' : result.details[name]?.status === 'up' ? 'connected' : 'error';
+      this.noteChange(name, checks[name], result.details[name]?.message);
+    }
+    return checks;
+  }
+
+  private async indicate(name: RemoteName, probe: DependencyProbe): Promise<HealthIndicatorResult> {
+    const session = this.indicators.check(name);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([probe.ping(), timeout]);
+      return session.up();
+    } catch (err) {
+      return session.down({ message: err instanceof Error ? err.message : String(err) });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A provider is usable when its key is set. (Its circuit breaker joins this check with the providers.) */
+  private providerChecks(): Record<string, DependencyState> {
+    return Object.fromEntries(PROVIDER_NAMES.map((name) => [name, this.config.providers[name].apiKey ? 'connected' : 'not_configured']));
+  }
+
+  private noteChange(name: RemoteName, state: DependencyState, reason: unknown): void {
+    const previous = this.lastStates.get(name);
+    this.lastStates.set(name, state);
+    if (state === 'error' && previous !== 'error') this.logger.warn({ dependency: name, reason }, 'dependency unavailable');
+    if (state === 'connected' && previous === 'error') this.logger.info({ dependency: name }, 'dependency available again');
+  }
+}

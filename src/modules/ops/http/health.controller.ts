@@ -1,0 +1,48 @@
+import { Controller, Get, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { version } from '../../../../package.json';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { GatewayError } from '../../../errors/gateway-error';
+import { isAdminAuthorization } from '../../../http/admin-token';
+import { HealthService } from '../application/health.service';
+import { overallStatus, unusableForReadiness, type DependencyChecks, type HealthStatus } from '../domain/health';
+
+interface HealthBody {
+  status: HealthStatus;
+  version?: string;
+  checks?: DependencyChecks;
+}
+
+/** /health for everyone (status only; details with the admin token), and the orchestrator probes. */
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthService,
+    private readonly config: GatewayConfig,
+  ) {}
+
+  @Get()
+  async status(@Req() req: Request): Promise<HealthBody> {
+    const checks = await this.health.checks();
+    const status = overallStatus(checks);
+    if (!isAdminAuthorization(req.headers.authorization, this.config.adminToken)) return { status };
+    return { status, version, checks };
+  }
+
+  /** The process is up and serving HTTP. */
+  @Get('live')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** 503 while a configured database or Redis is unusable. */
+  @Get('ready')
+  async ready(): Promise<{ status: HealthStatus }> {
+    const checks = await this.health.checks();
+    const unusable = unusableForReadiness(checks);
+    if (unusable.length > 0) {
+      throw new GatewayError('service_unavailable', `not ready: ${unusable.join(', ')} unavailable`);
+    }
+    return { status: overallStatus(checks) };
+  }
+}

@@ -1,0 +1,63 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { tempDir } from '../support/gateway-harness';
+import { closedPort } from '../support/network';
+
+const repo = join(__dirname, '..', '..');
+
+/** Only what a fresh shell has, plus a loopback address and a chain RPC that refuses (no internet in tests). */
+async function freshEnv(extra: Record<string, string> = {}): Promise<NodeJS.ProcessEnv> {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME ?? tempDir(),
+    HOST: '127.0.0.1',
+    GW_DATA_DIR: join(tempDir(), 'data'),
+    GW_SOLANA_RPC_URL: `http://127.0.0.1:${await closedPort()}`,
+    ...extra,
+  };
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe('the README commands', () => {
+  it('`npm start` serves /health on the embedded defaults and stops cleanly on SIGTERM', async () => {
+    const port = await closedPort();
+    const child = spawn('npm', ['start'], { cwd: repo, env: await freshEnv({ PORT: String(port) }) });
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = exitOf(child);
+
+    const started = Date.now();
+    let health: Response | undefined;
+    while (!health && Date.now() - started < 120_000) {
+      health = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
+      if (!health) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(health?.status).toBe(200);
+    expect(await health?.json()).toEqual({ status: 'degraded' });
+    process.stdout.write(`npm start answered /health after ${Date.now() - started} ms\n`);
+
+    // Every log line names the gateway process; signal it as an orchestrator would.
+    const pid = (JSON.parse(stdout.split('\n').find((line) => line.startsWith('{')) ?? '{}') as { pid?: number }).pid;
+    expect(pid).toEqual(expect.any(Number));
+    process.kill(pid as number, 'SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stdout).toContain('storage pglite');
+    expect(stdout).toContain('shutdown: no longer accepting connections');
+  }, 180_000);
+
+  it('refuses a bad value at start with one line naming the variable', async () => {
+    const run = spawnSync(process.execPath, ['scripts/start.mjs'], { cwd: repo, env: await freshEnv({ PORT: 'eighty' }), encoding: 'utf8', timeout: 120_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('gateway: configuration error: PORT must be an integer between 0 and 65535 (got "eighty")\n');
+  }, 180_000);
+
+  it('refuses to start in production without a recipient wallet', async () => {
+    const run = spawnSync(process.execPath, ['scripts/start.mjs'], { cwd: repo, env: await freshEnv({ GW_ENV: 'production' }), encoding: 'utf8', timeout: 120_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('gateway: configuration error: GW_RECIPIENT_WALLET is required when GW_ENV=production\n');
+  }, 180_000);
+});

@@ -1,0 +1,37 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GatewayOptions } from '../../src/app.module';
+import type { GatewayConfig } from '../../src/config/gateway-config';
+import { loadConfig } from '../../src/config/load-config';
+import { startGateway, type RunningGateway } from '../../src/gateway';
+import { closedPort } from './network';
+
+/** A valid wallet for tests that do not care which (the System Program's id, 32 zero bytes). */
+export const TEST_RECIPIENT_WALLET = '11111111111111111111111111111111';
+export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+export function tempDir(prefix = 'gw-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * Configuration for a gateway under test: loopback, an ephemeral port, no storage, a chain RPC
+ * that refuses connections, silent logs; `env` overrides any of it.
+ */
+export async function testConfig(env: Record<string, string | undefined> = {}): Promise<GatewayConfig> {
+  return loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    GW_STORAGE: 'none',
+    GW_DATA_DIR: tempDir(),
+    GW_RECIPIENT_WALLET: TEST_RECIPIENT_WALLET,
+    GW_SOLANA_RPC_URL: `http://127.0.0.1:${await closedPort()}`,
+    GW_LOG_LEVEL: 'silent',
+    ...env,
+  }).config;
+}
+
+export async function startTestGateway(env: Record<string, string | undefined> = {}, options: GatewayOptions = {}): Promise<RunningGateway> {
+  return startGateway(await testConfig(env), options);
+}
