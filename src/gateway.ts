@@ -66,7 +66,12 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     if (notice.level === 'warn') logger.warn(notice.message);
     else logger.log(notice.message);
   }
-  await app.listen(config.http.port, config.http.host);
+  try {
+    await app.listen(config.http.port, config.http.host);
+  } catch (err) {
+    await app.close();
+    throw err;
+  }
   const gateway = new RunningGateway(app, config);
   logger.log(`gateway listening on ${gateway.url} (env ${config.env}, storage ${config.storage.kind}, redis ${config.redisUrl ? 'on' : 'off'})`);
   return gateway;

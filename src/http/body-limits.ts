@@ -12,7 +12,7 @@ export class BodyLimits {
 
   constructor(
     perRoute: Readonly<Record<string, number>>,
-    readonly fallback = DEFAULT_BODY_LIMIT,
+    private readonly fallback = DEFAULT_BODY_LIMIT,
   ) {
     this.byPath = new Map(Object.entries(perRoute));
   }

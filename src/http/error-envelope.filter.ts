@@ -19,9 +19,9 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const req = host.switchToHttp().getRequest<Request>();
     const res = host.switchToHttp().getResponse<Response>();
-    if (res.writableEnded && req.gw?.signal.aborted) {
-      // The request already ended with its timeout answer; this is the abandoned handler finishing late.
-      this.logger.debug({ err: exception }, 'error after the request was answered');
+    if (req.gw?.signal.aborted && (res.writableEnded || res.destroyed)) {
+      // The request already ended (timed out and answered, or its client left): this is its abandoned work failing late.
+      this.logger.debug({ err: exception }, 'error after the request ended');
       return;
     }
     let error = asGatewayError(exception, req.method, requestPath(req));

@@ -19,7 +19,6 @@ export class HttpEdgeModule implements NestModule {
     return {
       module: HttpEdgeModule,
       providers: [{ provide: BodyLimits, useValue: bodyLimits }, HttpMetrics],
-      exports: [HttpMetrics],
     };
   }
 

@@ -26,7 +26,11 @@ export class JsonBodyMiddleware implements NestMiddleware {
       return next(new GatewayError('unsupported_media_type', 'Content-Type must be application/json'));
     }
     const limit = this.limits.limitFor(requestPath(req));
-    this.parserFor(limit)(req, res, (err?: unknown) => next(err === undefined ? undefined : bodyError(err, limit)));
+    this.parserFor(limit)(req, res, (err?: unknown) => {
+      // A body that finished arriving after the request timed out or its client left must not reach a handler.
+      if (req.gw.signal.aborted) return next(req.gw.signal.reason);
+      next(err === undefined ? undefined : bodyError(err, limit));
+    });
   }
 
   private parserFor(limit: number): RequestHandler {

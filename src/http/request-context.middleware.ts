@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayConfig } from '../config/gateway-config';
@@ -8,7 +9,7 @@ export const REQUEST_ID_HEADER = 'X-Gw-Request-Id';
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
 /** The client's X-Request-Id when it is well-formed; anything else is ignored. */
-export function validClientRequestId(req: Request): string | undefined {
+export function validClientRequestId(req: Pick<IncomingMessage, 'headers'>): string | undefined {
   const value = req.headers['x-request-id'];
   return typeof value === 'string' && CLIENT_REQUEST_ID.test(value) ? value : undefined;
 }

@@ -51,6 +51,6 @@ export function requestPath(req: Request): string {
 }
 
 /** Injects the RequestContext into a controller method. */
-export const Ctx = createParamDecorator((_data: unknown, host: ExecutionContext): RequestContext => {
+export const ReqContext = createParamDecorator((_data: unknown, host: ExecutionContext): RequestContext => {
   return host.switchToHttp().getRequest<Request>().gw;
 });

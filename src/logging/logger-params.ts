@@ -33,7 +33,7 @@ export function loggerParams(config: GatewayConfig, destination?: DestinationStr
     quietReqLogger: true,
     customAttributeKeys: { reqId: 'request_id', responseTime: 'duration_ms' },
     customProps: (req: IncomingMessage) => {
-      const clientRequestId = validClientRequestId(req as Parameters<typeof validClientRequestId>[0]);
+      const clientRequestId = validClientRequestId(req);
       return clientRequestId ? { client_request_id: clientRequestId } : {};
     },
     serializers: {

@@ -83,6 +83,18 @@ describe('request timeout', () => {
     expect(observed.abortReasons).toHaveLength(0);
   });
 
+  it('never hands a handler a body that finished arriving after the timeout', async () => {
+    const before = observed.echoed;
+    const req = httpRequest(`${gateway.url}/test/echo`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } });
+    req.on('error', () => undefined);
+    const response = new Promise<number>((resolve) => req.on('response', (res) => resolve(res.statusCode ?? 0)));
+    req.write('{"slow":');
+    expect(await response).toBe(408);
+    req.end('"upload"}');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(observed.echoed).toBe(before);
+  });
+
   it('ends a stream that already started with an error event, never a clean end', async () => {
     const res = await fetch(`${gateway.url}/test/stream`);
     expect(res.status).toBe(200);

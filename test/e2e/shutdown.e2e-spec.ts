@@ -49,4 +49,17 @@ describe('graceful shutdown', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     await expect(held).rejects.toThrow();
   });
+
+  it('releases what it opened when it cannot listen', async () => {
+    const first = await startTestGateway();
+    const dataDir = tempDir();
+    try {
+      const port = new URL(first.url).port;
+      await expect(startTestGateway({ PORT: port, GW_STORAGE: undefined, GW_DATA_DIR: dataDir })).rejects.toThrow(/EADDRINUSE/);
+      const database = await Database.open({ kind: 'pglite', dataDir });
+      await database.close();
+    } finally {
+      await first.close();
+    }
+  });
 });

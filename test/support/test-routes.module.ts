@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { Body, Controller, Get, HttpCode, Module, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AdminOnly } from '../../src/http/admin.guard';
-import { Ctx, type RequestContext } from '../../src/http/request-context';
+import { ReqContext, type RequestContext } from '../../src/http/request-context';
 
 /** What the test routes saw, for assertions about cancellation. */
-export const observed: { abortReasons: unknown[] } = { abortReasons: [] };
+export const observed: { abortReasons: unknown[]; echoed: number } = { abortReasons: [], echoed: 0 };
 
 /** Requests parked on /test/hold until the test releases them. */
 const held: Array<() => void> = [];
@@ -31,14 +31,14 @@ function waitForAbort(ctx: RequestContext, ms: number): Promise<void> {
 @Controller('test')
 class TestRoutesController {
   @Get('slow')
-  async slow(@Ctx() ctx: RequestContext, @Query('ms') ms = '5000'): Promise<{ done: true }> {
+  async slow(@ReqContext() ctx: RequestContext, @Query('ms') ms = '5000'): Promise<{ done: true }> {
     await waitForAbort(ctx, Number(ms));
     return { done: true };
   }
 
   /** An SSE response that sends one event, then keeps the stream open until cancelled. */
   @Get('stream')
-  async stream(@Ctx() ctx: RequestContext, @Res() res: Response): Promise<void> {
+  async stream(@ReqContext() ctx: RequestContext, @Res() res: Response): Promise<void> {
     res.setHeader('Content-Type', 'text/event-stream');
     res.flushHeaders();
     res.write('data: {"chunk":1}\n\n');
@@ -54,6 +54,7 @@ class TestRoutesController {
   @Post('echo')
   @HttpCode(200)
   echo(@Req() req: Request, @Body() body: unknown): { sha256: string | null; body: unknown } {
+    observed.echoed += 1;
     return { sha256: req.rawBody ? createHash('sha256').update(req.rawBody).digest('hex') : null, body };
   }
 
@@ -64,7 +65,7 @@ class TestRoutesController {
   }
 
   @Get('identity')
-  identity(@Ctx() ctx: RequestContext): { client: string } {
+  identity(@ReqContext() ctx: RequestContext): { client: string } {
     return { client: ctx.clientAddress };
   }
 

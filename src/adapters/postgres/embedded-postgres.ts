@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -12,6 +12,7 @@ export class EmbeddedPostgres {
   private constructor(
     private readonly db: PGlite,
     private readonly server: PGLiteSocketServer,
+    private readonly unlock: () => void,
     readonly host: string,
     readonly port: number,
   ) {}
@@ -19,15 +20,52 @@ export class EmbeddedPostgres {
   static async start(dataDir: string): Promise<EmbeddedPostgres> {
     const directory = join(dataDir, 'pglite');
     mkdirSync(directory, { recursive: true });
-    const db = await PGlite.create(directory);
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
-    await server.start();
-    const [host, port] = server.getServerConn().split(':');
-    return new EmbeddedPostgres(db, server, host, Number(port));
+    const unlock = lockDirectory(directory);
+    try {
+      const db = await PGlite.create(directory);
+      const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
+      await server.start();
+      const [host, port] = server.getServerConn().split(':');
+      return new EmbeddedPostgres(db, server, unlock, host, Number(port));
+    } catch (err) {
+      unlock();
+      throw err;
+    }
   }
 
   async stop(): Promise<void> {
     await this.server.stop();
     await this.db.close();
+    this.unlock();
+  }
+}
+
+/**
+ * PGlite does not guard its directory, and two processes writing one database corrupt it. Like
+ * PostgreSQL's postmaster.pid, a pid file refuses a second opener while the first one lives; a
+ * file left by a process that died is taken over.
+ */
+function lockDirectory(directory: string): () => void {
+  const path = join(directory, 'gateway.pid');
+  try {
+    writeFileSync(path, String(process.pid), { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const holder = Number(readFileSync(path, 'utf8'));
+    if (isRunning(holder)) {
+      throw new Error(`the embedded database in ${directory} is in use by process ${holder}; stop it or set another GW_DATA_DIR`);
+    }
+    writeFileSync(path, String(process.pid));
+  }
+  return () => rmSync(path, { force: true });
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,4 +1,5 @@
-import { mkdtempSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spendLogContract, spendRecord } from '../../../test/contracts/spend-log.contract';
@@ -27,5 +28,28 @@ describe('PostgresSpendLog on embedded PGlite', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('refuses a second opener of the same data directory while the first is open', async () => {
+    const directory = dataDir();
+    const first = await Database.open({ kind: 'pglite', dataDir: directory });
+    try {
+      await expect(Database.open({ kind: 'pglite', dataDir: directory })).rejects.toThrow(
+        `the embedded database in ${join(directory, 'pglite')} is in use by process ${process.pid}; stop it or set another GW_DATA_DIR`,
+      );
+    } finally {
+      await first.close();
+    }
+    const again = await Database.open({ kind: 'pglite', dataDir: directory });
+    await again.close();
+  });
+
+  it('takes over the lock left by a process that died', async () => {
+    const directory = dataDir();
+    const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
+    mkdirSync(join(directory, 'pglite'), { recursive: true });
+    writeFileSync(join(directory, 'pglite', 'gateway.pid'), String(deadPid));
+    const database = await Database.open({ kind: 'pglite', dataDir: directory });
+    await database.close();
   });
 });
