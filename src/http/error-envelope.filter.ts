@@ -2,7 +2,7 @@ import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common'
 import type { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { GatewayError } from '../errors/gateway-error';
-import { asGatewayError, endStreamWithError, INTERNAL_ERROR_MESSAGE, isEventStream, sendError } from './error-response';
+import { asGatewayError, failResponse, INTERNAL_ERROR_MESSAGE } from './error-response';
 import { requestPath } from './request-context';
 
 /**
@@ -29,13 +29,6 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       this.logger.error({ err: exception }, 'unhandled error');
       error = new GatewayError('internal_error', INTERNAL_ERROR_MESSAGE);
     }
-    if (!res.headersSent) {
-      sendError(res, error);
-    } else if (isEventStream(res)) {
-      endStreamWithError(res, error);
-    } else if (!res.writableEnded) {
-      // A JSON body already under way cannot carry an error any more; cut it so the client sees a failure.
-      res.destroy();
-    }
+    failResponse(res, error);
   }
 }

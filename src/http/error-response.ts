@@ -69,16 +69,20 @@ export function sendError(res: Response, error: GatewayError): void {
   res.status(status).json({ error: { type: error.type, message: error.message } });
 }
 
-export function isEventStream(res: Response): boolean {
-  return String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');
-}
-
 /**
- * Ends a Server-Sent Events stream that has already started with an error the client can detect:
- * a `data:` event carrying the envelope (the OpenAI SDK raises on a chunk with an `error` member),
- * and no `[DONE]` terminator.
+ * Answers a request with `error` whatever state its response is in: the envelope when nothing was
+ * sent yet; on a Server-Sent Events stream already under way, a final `data:` event carrying the
+ * envelope (the OpenAI SDK raises on a chunk with an `error` member) and no `[DONE]`; any other
+ * response already under way is cut, so the client sees a failure rather than a truncated body.
  */
-export function endStreamWithError(res: Response, error: GatewayError): void {
-  if (res.writableEnded) return;
-  res.end(`data: ${JSON.stringify({ error: { type: error.type, message: error.message } })}\n\n`);
+export function failResponse(res: Response, error: GatewayError): void {
+  if (!res.headersSent) {
+    sendError(res, error);
+  } else if (res.writableEnded) {
+    return;
+  } else if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) {
+    res.end(`data: ${JSON.stringify({ error: { type: error.type, message: error.message } })}\n\n`);
+  } else {
+    res.destroy();
+  }
 }

@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayConfig } from '../config/gateway-config';
@@ -6,13 +5,6 @@ import { ClientDisconnected, RequestContext } from './request-context';
 import { securityHeaders } from './security-headers';
 
 export const REQUEST_ID_HEADER = 'X-Gw-Request-Id';
-const CLIENT_REQUEST_ID = /^[A-Za-z0-9_-]{1,128}$/;
-
-/** The client's X-Request-Id when it is well-formed; anything else is ignored. */
-export function validClientRequestId(req: Pick<IncomingMessage, 'headers'>): string | undefined {
-  const value = req.headers['x-request-id'];
-  return typeof value === 'string' && CLIENT_REQUEST_ID.test(value) ? value : undefined;
-}
 
 /** Peer address without the IPv4-mapped prefix, so 127.0.0.1 is one client whichever socket family. */
 export function peerAddress(req: Request): string {
@@ -34,7 +26,7 @@ export class RequestContextMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     // pino-http, which runs before the edge, assigned the UUID so log lines and header agree.
-    const context = new RequestContext(String(req.id), validClientRequestId(req), peerAddress(req));
+    const context = new RequestContext(String(req.id), peerAddress(req));
     req.gw = context;
     res.setHeader(REQUEST_ID_HEADER, context.id);
     for (const [name, value] of this.headers) res.setHeader(name, value);

@@ -19,8 +19,6 @@ export class RequestContext {
   constructor(
     /** Our id, sent back as X-Gw-Request-Id. */
     readonly id: string,
-    /** A valid inbound X-Request-Id, logged beside ours. */
-    readonly clientRequestId: string | undefined,
     /** The TCP peer address: the client identity for limits (X-Forwarded-For is never trusted). */
     readonly clientAddress: string,
   ) {}

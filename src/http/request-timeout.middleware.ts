@@ -2,7 +2,7 @@ import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayConfig } from '../config/gateway-config';
 import { GatewayError } from '../errors/gateway-error';
-import { endStreamWithError, isEventStream, sendError } from './error-response';
+import { failResponse } from './error-response';
 
 /**
  * GW_REQUEST_TIMEOUT_SECS. On expiry the request's signal aborts (cancelling the work behind it),
@@ -26,12 +26,6 @@ export class RequestTimeoutMiddleware implements NestMiddleware {
   private expire(req: Request, res: Response): void {
     const error = new GatewayError('request_timeout', `request exceeded the ${this.timeoutMs / 1000} s timeout`);
     req.gw.abort(error);
-    if (!res.headersSent) {
-      sendError(res, error);
-    } else if (isEventStream(res)) {
-      endStreamWithError(res, error);
-    } else {
-      res.destroy(error);
-    }
+    failResponse(res, error);
   }
 }

@@ -3,7 +3,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import type { GatewayConfig } from '../config/gateway-config';
-import { validClientRequestId } from '../http/request-context.middleware';
 
 /**
  * Defence in depth: serializers below never emit headers, but should a header or a config object
@@ -20,6 +19,14 @@ const REDACTED_PATHS = [
   '*.feePayerKeys',
   '*.secretKey',
 ];
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** The client's X-Request-Id when it is well-formed (at most 128 of [A-Za-z0-9_-]); anything else is not logged. */
+function validClientRequestId(req: IncomingMessage): string | undefined {
+  const value = req.headers['x-request-id'];
+  return typeof value === 'string' && CLIENT_REQUEST_ID.test(value) ? value : undefined;
+}
 
 /**
  * Structured JSON logs (pino) with one access line per request. Every line of a request carries
