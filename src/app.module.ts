@@ -10,6 +10,7 @@ import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { HttpEdgeModule } from './http/http-edge.module';
 import { CoreModule } from './lifecycle/core.module';
 import { loggerParams } from './logging/logger-params';
+import { ChatModule } from './modules/chat/chat.module';
 import { OpsModule } from './modules/ops/ops.module';
 
 export interface GatewayOptions {
@@ -34,6 +35,7 @@ export class AppModule {
         RedisModule.forRoot(config.redisUrl),
         HttpEdgeModule.forRoot(new BodyLimits({ ...ROUTE_BODY_LIMITS, ...options.bodyLimits })),
         OpsModule,
+        ChatModule,
         ...(options.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],

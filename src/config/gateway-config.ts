@@ -1,4 +1,5 @@
 import type { ProviderName } from '../modules/providers/domain/provider-name';
+import type { Catalog } from '../modules/routing/domain/catalog';
 import type { Secret } from './secret';
 
 export type GatewayEnv = 'development' | 'production';
@@ -35,6 +36,14 @@ export interface ProviderEndpoint {
   baseUrl: string;
 }
 
+/** Upstream timeouts and the circuit breaker (issue 4 defaults: 10 s, 60 s, 60 s; 50 % of at least 5 in 60 s, open 30 s). */
+export interface UpstreamConfig {
+  connectTimeoutMs: number;
+  firstByteTimeoutMs: number;
+  idleTimeoutMs: number;
+  breaker: { windowMs: number; minRequests: number; failureRatio: number; openMs: number };
+}
+
 export interface LimitsConfig {
   rateLimitMax: number;
   freeTierRateLimit: number;
@@ -57,4 +66,9 @@ export abstract class GatewayConfig {
   abstract readonly solana: SolanaConfig;
   abstract readonly providers: Readonly<Record<ProviderName, ProviderEndpoint>>;
   abstract readonly limits: LimitsConfig;
+  abstract readonly upstream: UpstreamConfig;
+  /** Key of the HMAC that signs `x-gw-session` tokens (GW_SESSION_SECRET, or random per process). */
+  abstract readonly sessionSecret: Secret<Uint8Array>;
+  /** Models, aliases and profiles: catalog/catalog.json, or GW_CATALOG_FILE. */
+  abstract readonly catalog: Catalog;
 }

@@ -1,8 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import defaultCatalog from '../../catalog/catalog.json';
 import { PROVIDER_NAMES, type ProviderName } from '../modules/providers/domain/provider-name';
+import type { Catalog } from '../modules/routing/domain/catalog';
+import { CatalogError, parseCatalog } from '../modules/routing/domain/parse-catalog';
 import { ConfigError, EnvReader } from './env-reader';
 import type { GatewayConfig, GatewayEnv, LogLevel, ProviderEndpoint, StorageConfig } from './gateway-config';
 import { ensureLocalRecipientWallet } from './local-recipient-wallet';
+import { Secret } from './secret';
 
 export const SOLANA_MAINNET_NETWORK = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 export const SOLANA_MAINNET_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -88,6 +94,19 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
       freeTierGlobalRpm: freeTierLimit('GW_FREE_TIER_GLOBAL_RPM', 12),
       cacheTtlSecs: read.integer('GW_CACHE_TTL_SECS', 600, { min: 0 }),
     },
+    upstream: {
+      connectTimeoutMs: read.integer('GW_UPSTREAM_CONNECT_TIMEOUT_MS', 10_000, { min: 1 }),
+      firstByteTimeoutMs: read.integer('GW_UPSTREAM_FIRST_BYTE_TIMEOUT_MS', 60_000, { min: 1 }),
+      idleTimeoutMs: read.integer('GW_UPSTREAM_IDLE_TIMEOUT_MS', 60_000, { min: 1 }),
+      breaker: {
+        windowMs: read.integer('GW_BREAKER_WINDOW_SECS', 60, { min: 1 }) * 1000,
+        minRequests: read.integer('GW_BREAKER_MIN_REQUESTS', 5, { min: 1 }),
+        failureRatio: read.integer('GW_BREAKER_FAILURE_PERCENT', 50, { min: 1, max: 100 }) / 100,
+        openMs: read.integer('GW_BREAKER_OPEN_SECS', 30, { min: 1 }) * 1000,
+      },
+    },
+    sessionSecret: readSessionSecret(read),
+    catalog: readCatalog(read),
   };
   return { config, notices };
 }
@@ -103,6 +122,33 @@ function readStorage(read: EnvReader, dataDir: string): StorageConfig {
     return { kind: 'none' };
   }
   return url ? { kind: 'postgres', url } : { kind: 'pglite', dataDir };
+}
+
+/** GW_SESSION_SECRET (at least 32 characters) so replicas sign alike; unset, a random key per process. */
+function readSessionSecret(read: EnvReader): Secret<Uint8Array> {
+  const secret = read.secret('GW_SESSION_SECRET');
+  if (!secret) return new Secret(new Uint8Array(randomBytes(32)));
+  if (secret.reveal().length < 32) throw new ConfigError('GW_SESSION_SECRET must be at least 32 characters (value not shown)');
+  return new Secret(new Uint8Array(Buffer.from(secret.reveal(), 'utf8')));
+}
+
+/** The repo's catalog, or the operator's own file (GW_CATALOG_FILE); a bad entry stops the start, named. */
+function readCatalog(read: EnvReader): Catalog {
+  const path = read.raw('GW_CATALOG_FILE');
+  let raw: unknown = defaultCatalog;
+  if (path !== undefined) {
+    try {
+      raw = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`GW_CATALOG_FILE: cannot read ${path} as JSON (${(err as Error).message})`);
+    }
+  }
+  try {
+    return parseCatalog(raw);
+  } catch (err) {
+    if (err instanceof CatalogError) throw new ConfigError(`${path === undefined ? 'catalog/catalog.json' : `GW_CATALOG_FILE ${path}`}: ${err.message}`);
+    throw err;
+  }
 }
 
 function readNetwork(read: EnvReader): string {

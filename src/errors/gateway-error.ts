@@ -25,6 +25,8 @@ export class GatewayError extends Error {
   constructor(
     readonly type: ErrorType,
     message: string,
+    /** Response headers that belong to this error (a 429's rate-limit headers). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
     this.name = 'GatewayError';

@@ -64,6 +64,7 @@ function httpExceptionMessage(exception: HttpException): string {
 
 export function sendError(res: Response, error: GatewayError): void {
   const status = ERROR_STATUS[error.type];
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   if (status === 413) res.setHeader('Connection', 'close');
   res.status(status).json({ error: { type: error.type, message: error.message } });

@@ -3,9 +3,10 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import type { StorageConfig } from '../../config/gateway-config';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { ReceiptRow } from './entities/receipt.row';
 import { SpendLogRow } from './entities/spend-log.row';
 
-const ENTITIES = [SpendLogRow];
+const ENTITIES = [SpendLogRow, ReceiptRow];
 /** Arbitrary constant key of the advisory lock that serialises migrations across replicas. */
 const MIGRATION_LOCK_KEY = 4_020_402;
 const CONNECT_TIMEOUT_MS = 5_000;

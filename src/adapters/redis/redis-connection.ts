@@ -33,6 +33,24 @@ export class RedisConnection implements OnApplicationShutdown {
     });
   }
 
+  /**
+   * Resolves once connected, or after `timeoutMs` either way: the gateway starts serving on shared
+   * state when Redis answers promptly, and on its fallbacks (degraded) when it does not.
+   */
+  async connected(timeoutMs: number): Promise<boolean> {
+    if (this.client.status === 'ready') return true;
+    return new Promise((resolve) => {
+      const done = (ready: boolean): void => {
+        clearTimeout(timer);
+        this.client.off('ready', onReady);
+        resolve(ready);
+      };
+      const onReady = (): void => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.client.once('ready', onReady);
+    });
+  }
+
   async ping(): Promise<void> {
     await this.client.ping();
   }

@@ -3,6 +3,9 @@ import { PinoLogger } from 'nestjs-pino';
 import type { Secret } from '../../config/secret';
 import { RedisConnection } from './redis-connection';
 
+/** How long the start waits for Redis before serving on the fallbacks. */
+const STARTUP_WAIT_MS = 2_000;
+
 /** Provides the shared RedisConnection when REDIS_URL is set; without it, nothing (memory adapters apply). */
 @Global()
 @Module({})
@@ -14,9 +17,11 @@ export class RedisModule {
       providers: [
         {
           provide: RedisConnection,
-          useFactory: (logger: PinoLogger) => {
+          useFactory: async (logger: PinoLogger) => {
             logger.setContext(RedisConnection.name);
-            return new RedisConnection(url, logger);
+            const connection = new RedisConnection(url, logger);
+            await connection.connected(STARTUP_WAIT_MS);
+            return connection;
           },
           inject: [PinoLogger],
         },

@@ -1,8 +1,7 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import { PinoLogger } from 'nestjs-pino';
-import { GatewayConfig } from '../../../config/gateway-config';
-import { PROVIDER_NAMES } from '../../providers/domain/provider-name';
+import { ProviderRegistry } from '../../providers/application/provider-registry';
 import type { DependencyChecks, DependencyState } from '../domain/health';
 import { DependencyProbe, HealthProbes } from '../ports/dependency-probe';
 
@@ -26,14 +25,14 @@ export class HealthService {
     private readonly probes: HealthProbes,
     private readonly terminus: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
-    private readonly config: GatewayConfig,
+    private readonly providers: ProviderRegistry,
     private readonly logger: PinoLogger,
   ) {
     logger.setContext(HealthService.name);
   }
 
   async checks(): Promise<DependencyChecks> {
-    return { ...(await this.remoteChecks()), providers: this.providerChecks() };
+    return { ...(await this.remoteChecks()), providers: this.providers.states() };
   }
 
   private remoteChecks(): Promise<RemoteChecks> {
@@ -81,11 +80,6 @@ export class HealthService {
     } finally {
       clearTimeout(timer);
     }
-  }
-
-  /** A provider is usable when its key is set. (Its circuit breaker joins this check with the providers.) */
-  private providerChecks(): Record<string, DependencyState> {
-    return Object.fromEntries(PROVIDER_NAMES.map((name) => [name, this.config.providers[name].apiKey ? 'connected' : 'not_configured']));
   }
 
   private noteChange(name: RemoteName, state: DependencyState, reason: unknown): void {

@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { availableParallelism } from 'node:os';
+
+export interface Started {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `node <script>` pinned to a CPU with taskset (the processes under test must not share a
+ * core with the load generator), resolving once `readyUrl` answers any HTTP status. Output is
+ * discarded: an access log piped back would cost the load generator's core.
+ */
+export async function startPinned(script: string, env: Record<string, string>, cpu: number | null, readyUrl: string): Promise<Started> {
+  const command = cpu === null ? process.execPath : 'taskset';
+  const argv = cpu === null ? [script] : ['-c', String(cpu), process.execPath, script];
+  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode} before it was ready`);
+    if (await answers(readyUrl)) break;
+    if (Date.now() > deadline) throw new Error(`${script} did not answer ${readyUrl} within 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
+
+async function answers(url: string): Promise<boolean> {
+  try {
+    await (await fetch(url, { signal: AbortSignal.timeout(1_000) })).arrayBuffer();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A loopback port free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** CPU for the server under test, and CPU for the load generator and the fake, on a 2-core machine. */
+export function cpuPlan(): { server: number | null; client: number | null } {
+  return availableParallelism() >= 2 ? { server: 0, client: 1 } : { server: null, client: null };
+}
+
+/** Peak resident memory (MB) of a process so far, from /proc (Linux); null elsewhere. */
+export async function peakRssMb(pid: number): Promise<number | null> {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Pins the current process (the load generator) to a CPU. */
+export function pinSelf(cpu: number | null): void {
+  if (cpu === null) return;
+  spawn('taskset', ['-pc', String(cpu), String(process.pid)], { stdio: 'ignore' });
+}

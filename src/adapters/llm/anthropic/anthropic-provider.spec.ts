@@ -1,0 +1,334 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import type { Fake } from '../../../../test/fakes/fake-server';
+import { startAnthropicFake } from '../../../../test/fakes/anthropic-fake';
+import { Secret } from '../../../config/secret';
+import type { ChatRequest } from '../../../modules/chat/domain/chat-request';
+import type { ChatCompletion, ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
+import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
+import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
+import { UpstreamHttp } from '../upstream-http';
+import { AnthropicProvider } from './anthropic-provider';
+import { anthropicChunks } from './anthropic-stream';
+
+const weather = { name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } };
+const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+
+let fake: Fake;
+let http: UpstreamHttp;
+let provider: AnthropicProvider;
+
+beforeAll(async () => {
+  fake = await startAnthropicFake({ apiKey: 'sk-ant-test' });
+  http = new UpstreamHttp({ connectMs: 2000, firstByteMs: 5000, idleMs: 5000 });
+  provider = new AnthropicProvider({ baseUrl: fake.url, apiKey: new Secret('sk-ant-test') }, http);
+});
+afterEach(() => fake.reset());
+afterAll(async () => {
+  await http.close();
+  await fake.close();
+});
+
+function call(request: Partial<ChatRequest> = {}, stream = false): UpstreamCall {
+  return { upstreamModel: 'claude-test', request: { model: 'gateway-alias', messages: [{ role: 'user', content: 'hello there' }], ...request }, maxTokens: 321, stream };
+}
+
+async function completion(upstreamCall: UpstreamCall, signal = new AbortController().signal): Promise<ChatCompletion> {
+  const reply = await provider.send(upstreamCall, signal);
+  if (reply.kind !== 'json') throw new Error('expected a JSON reply');
+  return reply.completion;
+}
+
+async function chunks(upstreamCall: UpstreamCall): Promise<ChatCompletionChunk[]> {
+  const reply = await provider.send({ ...upstreamCall, stream: true }, new AbortController().signal);
+  if (reply.kind !== 'stream') throw new Error('expected a stream');
+  const received: ChatCompletionChunk[] = [];
+  for await (const chunk of reply.chunks) received.push(chunk);
+  return received;
+}
+
+async function sentBody(): Promise<Record<string, unknown>> {
+  return (await fake.arrived(0)).body as Record<string, unknown>;
+}
+
+function deltas(received: ChatCompletionChunk[]): ChatCompletionChunk.Choice.Delta[] {
+  return received.flatMap((chunk) => chunk.choices.map((choice) => choice.delta));
+}
+
+describe('AnthropicProvider, requests', () => {
+  it('posts to /messages with the key, the API version, the upstream model and max_tokens = the billed cap', async () => {
+    await completion(call());
+
+    const record = await fake.arrived(0);
+    expect(record).toMatchObject({ method: 'POST', path: '/v1/messages', headers: { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' } });
+    expect(record.body).toEqual({ model: 'claude-test', max_tokens: 321, messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }], stream: false });
+  });
+
+  it('lifts system and developer messages into system, prefixes names, drops empty content and merges the turns left adjacent', async () => {
+    await completion(
+      call({
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'hi', name: 'alice' },
+          { role: 'developer', content: [{ type: 'text', text: 'Answer in French.' }] },
+          { role: 'assistant', content: null },
+          { role: 'user' },
+          { role: 'user', content: [{ type: 'text', text: 'again' }] },
+        ],
+      }),
+    );
+
+    expect(await sentBody()).toMatchObject({
+      system: 'Be brief.\n\nAnswer in French.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'alice: hi' }, { type: 'text', text: 'again' }] }],
+    });
+  });
+
+  it('clamps temperature to 1, sends it alone, maps stop and drops what Anthropic has no field for', async () => {
+    await completion(call({ temperature: 1.5, top_p: 0.9, stop: 'END', seed: 7, presence_penalty: 1, frequency_penalty: 1, response_format: { type: 'json_object' } }));
+
+    const body = await sentBody();
+    expect(body).toMatchObject({ temperature: 1, stop_sequences: ['END'] });
+    expect(Object.keys(body).sort()).toEqual(['max_tokens', 'messages', 'model', 'stop_sequences', 'stream', 'temperature']);
+  });
+
+  it('sends top_p when no temperature is given', async () => {
+    await completion(call({ top_p: 0.5, stop: ['a', 'b'] }));
+
+    expect(await sentBody()).toMatchObject({ top_p: 0.5, stop_sequences: ['a', 'b'] });
+  });
+
+  it('sends image parts as base64 or URL image blocks', async () => {
+    const content = [
+      { type: 'text' as const, text: 'What is this?' },
+      { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+      { type: 'image_url' as const, image_url: { url: 'https://example.com/cat.jpg', detail: 'high' as const } },
+    ];
+
+    await completion(call({ messages: [{ role: 'user', content }] }));
+
+    expect((await sentBody()).messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          { type: 'image', source: { type: 'url', url: 'https://example.com/cat.jpg' } },
+        ],
+      },
+    ]);
+  });
+
+  it.each([
+    ['auto', undefined, { type: 'auto' }],
+    ['none', undefined, { type: 'none' }],
+    ['required', false, { type: 'any', disable_parallel_tool_use: true }],
+    [{ type: 'function' as const, function: { name: 'get_weather' } }, undefined, { type: 'tool', name: 'get_weather' }],
+    [undefined, false, { type: 'auto', disable_parallel_tool_use: true }],
+  ] as const)('maps tool_choice %j (parallel_tool_calls %s)', async (toolChoice, parallel, expected) => {
+    await completion(call({ tools: [weatherTool], tool_choice: toolChoice, parallel_tool_calls: parallel }));
+
+    expect((await sentBody()).tool_choice).toEqual(expected);
+  });
+});
+
+describe('AnthropicProvider, replies', () => {
+  it('maps a JSON message to a chat.completion', async () => {
+    const reply = await completion(call());
+
+    expect(reply).toEqual({
+      id: expect.stringMatching(/^msg_fake\d+$/),
+      object: 'chat.completion',
+      created: expect.any(Number),
+      model: 'claude-test',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'fake anthropic reply to: hello there', refusal: null }, finish_reason: 'stop', logprobs: null }],
+      usage: { prompt_tokens: 3, completion_tokens: 6, total_tokens: 9 },
+    });
+  });
+
+  it.each([
+    ['length', 'length'],
+    ['content_filter', 'content_filter'],
+  ] as const)('maps the stop reason for %s', async (finishReason, expected) => {
+    fake.script({ kind: 'reply', finishReason, usage: false });
+
+    const reply = await completion(call());
+
+    expect(reply.choices[0].finish_reason).toBe(expected);
+    expect(reply.usage).toBeUndefined();
+  });
+
+  it('streams role first, content deltas, the finish reason, then a usage chunk', async () => {
+    const received = await chunks(call());
+
+    expect(received[0].choices[0].delta).toEqual({ role: 'assistant', content: '' });
+    const content = received.slice(1, -2).map((chunk) => chunk.choices[0].delta.content);
+    expect(content).toEqual(['fake ', 'anthropic ', 'reply ', 'to: ', 'hello ', 'there']);
+    expect(received.at(-2)?.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }]);
+    expect(received.at(-1)).toMatchObject({ object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 3, completion_tokens: 6, total_tokens: 9 } });
+    expect(new Set(received.map((chunk) => `${chunk.id} ${chunk.model} ${chunk.created}`)).size).toBe(1);
+    expect(received[0]).toMatchObject({ id: expect.stringMatching(/^msg_fake\d+$/), model: 'claude-test' });
+    expect(await sentBody()).toMatchObject({ stream: true, max_tokens: 321 });
+  });
+
+  it('streams no usage chunk when the provider reports none', async () => {
+    fake.script({ kind: 'reply', usage: false });
+
+    const received = await chunks(call());
+
+    expect(received.at(-1)?.choices[0].finish_reason).toBe('stop');
+    expect(received.some((chunk) => chunk.usage)).toBe(false);
+  });
+});
+
+describe('AnthropicProvider, tool calls', () => {
+  const history: Partial<ChatRequest> = {
+    tools: [weatherTool],
+    messages: [
+      { role: 'user', content: 'Weather in Paris and Rome?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } },
+          { id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{"city":' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'toolu_1', content: '{"celsius":21}' },
+      { role: 'tool', tool_call_id: 'toolu_2', content: null },
+      { role: 'user', content: 'And now?' },
+    ],
+  };
+
+  it('sends tools, tool_use and tool_result blocks, and maps the tool_use reply back to tool_calls', async () => {
+    fake.script({ kind: 'reply', toolCalls: [weather] });
+
+    const reply = await completion(call(history));
+
+    expect(await sentBody()).toMatchObject({
+      tools: [{ name: 'get_weather', description: 'Weather now', input_schema: weatherTool.function.parameters }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris and Rome?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { city: 'Paris' } },
+            // Arguments cut short are not JSON: sent as an empty input.
+            { type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: {} },
+          ],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '{"celsius":21}' }, { type: 'tool_result', tool_use_id: 'toolu_2' }, { type: 'text', text: 'And now?' }],
+        },
+      ],
+    });
+    expect(reply.choices[0]).toMatchObject({
+      finish_reason: 'tool_calls',
+      message: { role: 'assistant', content: null, tool_calls: [{ id: expect.stringMatching(/^toolu_fake\d+_0$/), type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(weather.arguments) } }] },
+    });
+  });
+
+  it('streams tool calls as a named delta per call, then argument fragments under its index', async () => {
+    fake.script({ kind: 'reply', text: 'Checking.', toolCalls: [weather, { name: 'get_time', arguments: {} }] });
+
+    const received = await chunks(call(history));
+
+    const toolDeltas = deltas(received).flatMap((delta) => delta.tool_calls ?? []);
+    expect(toolDeltas.filter((delta) => delta.id !== undefined)).toEqual([
+      { index: 0, id: expect.stringMatching(/^toolu_fake\d+_0$/), type: 'function', function: { name: 'get_weather', arguments: '' } },
+      { index: 1, id: expect.stringMatching(/^toolu_fake\d+_1$/), type: 'function', function: { name: 'get_time', arguments: '' } },
+    ]);
+    const argumentsOf = (index: number): string => toolDeltas.filter((delta) => delta.index === index).map((delta) => delta.function?.arguments).join('');
+    expect([argumentsOf(0), argumentsOf(1)]).toEqual([JSON.stringify(weather.arguments), '{}']);
+    expect(deltas(received).map((delta) => delta.content ?? '').join('')).toBe('Checking.');
+    expect(received.at(-2)?.choices[0].finish_reason).toBe('tool_calls');
+  });
+});
+
+describe('AnthropicProvider, failures', () => {
+  it.each([
+    [429, 'unavailable'],
+    [503, 'unavailable'],
+    [400, 'bad_response'],
+  ] as const)('turns HTTP %i into UpstreamError %s with the status', async (status, kind) => {
+    fake.script({ kind: 'status', status });
+
+    await expect(completion(call())).rejects.toMatchObject({ name: 'UpstreamError', provider: 'anthropic', kind, status });
+  });
+
+  it('turns a reset into unavailable and a body that is not JSON into bad_response', async () => {
+    fake.script({ kind: 'reset' }, { kind: 'malformed-json' });
+
+    await expect(completion(call())).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(completion(call())).rejects.toMatchObject({ kind: 'bad_response' });
+  });
+
+  it.each([
+    [{ kind: 'cut-stream', afterChunks: 4 }, 'unavailable'],
+    [{ kind: 'malformed-chunk' }, 'bad_response'],
+    [{ kind: 'missing-done' }, 'unavailable'],
+  ] as const)('throws while iterating a stream that goes wrong (%j)', async (behaviour, kind) => {
+    fake.script(behaviour);
+
+    const error: unknown = await chunks(call()).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(error).toMatchObject({ provider: 'anthropic', kind });
+  });
+
+  it.each([
+    ['overloaded_error', 'unavailable'],
+    ['invalid_request_error', 'bad_response'],
+  ] as const)('throws on an error event (%s) mid-stream', async (type, kind) => {
+    const start = { type: 'message_start', message: { id: 'msg_1', model: 'claude-test', content: [], usage: { input_tokens: 1, output_tokens: 1 } } };
+    const events: EventSourceMessage[] = [
+      { event: 'message_start', data: JSON.stringify(start), id: undefined },
+      { event: 'error', data: JSON.stringify({ type: 'error', error: { type, message: 'Overloaded' } }), id: undefined },
+    ];
+    const received: ChatCompletionChunk[] = [];
+
+    const consume = async (): Promise<void> => {
+      for await (const chunk of anthropicChunks(toAsync(events))) received.push(chunk);
+    };
+
+    await expect(consume()).rejects.toMatchObject({ name: 'UpstreamError', kind });
+    expect(received).toHaveLength(1);
+  });
+
+  it('rethrows the signal reason when aborted before the first byte, and the fake sees the abort', async () => {
+    fake.script({ kind: 'reply', firstByteDelayMs: 5000 });
+    const controller = new AbortController();
+    const reason = new Error('client gone');
+
+    const pending = completion(call(), controller.signal);
+    await fake.arrived(0);
+    controller.abort(reason);
+
+    await expect(pending).rejects.toBe(reason);
+    expect((await fake.ended(0)).aborted).toBe(true);
+  });
+
+  it('rethrows the signal reason when aborted mid-stream, and the fake sees the abort', async () => {
+    fake.script({ kind: 'reply', chunkDelayMs: 100 });
+    const controller = new AbortController();
+    const reason = new Error('client gone');
+    const reply = await provider.send(call({}, true), controller.signal);
+    if (reply.kind !== 'stream') throw new Error('expected a stream');
+    const iterator = reply.chunks[Symbol.asyncIterator]();
+
+    await iterator.next();
+    controller.abort(reason);
+
+    // What was already received may still come out; then the abort surfaces.
+    await expect(drain(iterator)).rejects.toBe(reason);
+    expect((await fake.ended(0)).aborted).toBe(true);
+  });
+});
+
+async function* toAsync<T>(items: T[]): AsyncGenerator<T> {
+  for (const item of items) yield item;
+}
+
+async function drain(iterator: AsyncIterator<ChatCompletionChunk>): Promise<void> {
+  while (!(await iterator.next()).done);
+}

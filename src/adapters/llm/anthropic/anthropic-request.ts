@@ -1,0 +1,102 @@
+import type {
+  Base64ImageSource,
+  ContentBlockParam,
+  ImageBlockParam,
+  MessageCreateParamsBase,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+  ToolChoice,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
+import { messageText, type ChatMessage, type ChatRequest, type ContentPart, type ToolCall } from '../../../modules/chat/domain/chat-request';
+import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
+import { alternatingTurns, type Turn } from '../alternating-turns';
+import { parseDataUrl } from '../data-url';
+import { parseJsonObject } from '../json-object';
+import { contentParts, isSystemMessage, systemPrompt } from '../message-parts';
+
+/** Anthropic's temperature runs 0..1 where OpenAI's runs 0..2: anything above is its most random. */
+const MAX_TEMPERATURE = 1;
+
+/**
+ * The Messages API body for a chat request. Parameters without an Anthropic equivalent are
+ * dropped: response_format (no JSON mode outside a beta), seed, presence and frequency penalties.
+ */
+export function anthropicRequestBody(call: UpstreamCall): MessageCreateParamsBase {
+  const { request } = call;
+  const conversation = request.messages.filter((message) => !isSystemMessage(message)).map(turn);
+  // Settings left undefined vanish from the JSON body.
+  return {
+    model: call.upstreamModel,
+    // Required by the API, and the cap the client was billed for.
+    max_tokens: call.maxTokens,
+    system: systemPrompt(request.messages),
+    messages: alternatingTurns(conversation).map(({ role, parts }): MessageParam => ({ role, content: parts })),
+    temperature: request.temperature === undefined ? undefined : Math.min(request.temperature, MAX_TEMPERATURE),
+    // Claude 4.5 models refuse temperature and top_p together; temperature, the usual knob, wins.
+    top_p: request.temperature === undefined ? request.top_p : undefined,
+    stop_sequences: request.stop === undefined ? undefined : [request.stop].flat(),
+    ...toolFields(request),
+    stream: call.stream,
+  };
+}
+
+function turn(message: ChatMessage): Turn<MessageParam['role'], ContentBlockParam> {
+  switch (message.role) {
+    case 'tool':
+      return { role: 'user', parts: [toolResult(message)] };
+    case 'assistant':
+      return { role: 'assistant', parts: [...contentParts(message).map(block), ...(message.tool_calls ?? []).map(toolUse)] };
+    default:
+      return { role: 'user', parts: contentParts(message).map(block) };
+  }
+}
+
+function block(part: ContentPart): TextBlockParam | ImageBlockParam {
+  if (part.type === 'text') return { type: 'text', text: part.text };
+  const inline = parseDataUrl(part.image_url.url);
+  // Anthropic reads base64 JPEG, PNG, GIF and WebP, and http(s) URLs; anything else is its to refuse (a 400).
+  const source: ImageBlockParam['source'] = inline
+    ? { type: 'base64', media_type: inline.mediaType as Base64ImageSource['media_type'], data: inline.data }
+    : { type: 'url', url: part.image_url.url };
+  return { type: 'image', source };
+}
+
+/**
+ * Anthropic wants the input as an object. Arguments that are not a JSON object (a call cut off by
+ * max_tokens and echoed back) become {}: the call was made, the next turn needs its result, and
+ * refusing the request would leave the conversation stuck.
+ */
+function toolUse(call: ToolCall): ToolUseBlockParam {
+  return { type: 'tool_use', id: call.id, name: call.function.name, input: parseJsonObject(call.function.arguments) ?? {} };
+}
+
+/** A tool's answer goes back in a user turn, tied to its tool_use block by id; a blank answer has no content block. */
+function toolResult(message: ChatMessage): ToolResultBlockParam {
+  const text = messageText(message);
+  return { type: 'tool_result', tool_use_id: message.tool_call_id ?? '', ...(text.trim() !== '' && { content: text }) };
+}
+
+function toolFields(request: ChatRequest): Pick<MessageCreateParamsBase, 'tools' | 'tool_choice'> {
+  if (!request.tools?.length) return {};
+  const tools = request.tools.map(
+    ({ function: declared }): Tool => ({
+      name: declared.name,
+      ...(declared.description !== undefined && { description: declared.description }),
+      input_schema: { ...declared.parameters, type: 'object' },
+    }),
+  );
+  const choice = toolChoice(request.tool_choice, request.parallel_tool_calls === false);
+  return { tools, ...(choice && { tool_choice: choice }) };
+}
+
+/** OpenAI's `required` is Anthropic's `any`; `parallel_tool_calls: false` rides on the choice, `auto` when none was given. */
+function toolChoice(choice: ChatRequest['tool_choice'], oneCallAtATime: boolean): ToolChoice | undefined {
+  const parallel = oneCallAtATime ? { disable_parallel_tool_use: true } : {};
+  if (choice === 'none') return { type: 'none' };
+  if (choice === 'required') return { type: 'any', ...parallel };
+  if (typeof choice === 'object') return { type: 'tool', name: choice.function.name, ...parallel };
+  return choice === 'auto' || oneCallAtATime ? { type: 'auto', ...parallel } : undefined;
+}

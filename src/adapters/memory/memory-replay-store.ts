@@ -1,0 +1,44 @@
+import { ReplayStore } from '../../modules/payments/ports/replay-store';
+
+/** Spec 5.3: the in-memory fallback holds about 10,000 signatures, oldest evicted first. */
+export const MEMORY_REPLAY_CAPACITY = 10_000;
+
+/** Per-instance replay protection (no Redis, or Redis failing): a bounded map of signatures with expiry. */
+export class MemoryReplayStore extends ReplayStore {
+  private readonly claims = new Map<string, number>();
+
+  constructor(
+    private readonly capacity = MEMORY_REPLAY_CAPACITY,
+    private readonly now: () => number = Date.now,
+  ) {
+    super();
+  }
+
+  seen(signature: string): Promise<boolean> {
+    return Promise.resolve(this.live(signature));
+  }
+
+  claim(signature: string, ttlMs: number): Promise<boolean> {
+    if (this.live(signature)) return Promise.resolve(false);
+    this.claims.set(signature, this.now() + ttlMs);
+    if (this.claims.size > this.capacity) this.claims.delete(this.claims.keys().next().value as string);
+    return Promise.resolve(true);
+  }
+
+  release(signature: string): Promise<void> {
+    this.claims.delete(signature);
+    return Promise.resolve();
+  }
+
+  durable(): boolean {
+    return false;
+  }
+
+  private live(signature: string): boolean {
+    const expiresAt = this.claims.get(signature);
+    if (expiresAt === undefined) return false;
+    if (expiresAt > this.now()) return true;
+    this.claims.delete(signature);
+    return false;
+  }
+}

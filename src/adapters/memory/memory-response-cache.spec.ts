@@ -1,0 +1,17 @@
+import { completion, responseCacheContract } from '../../../test/contracts/response-cache.contract';
+import { MemoryResponseCache } from './memory-response-cache';
+
+describe('MemoryResponseCache', () => {
+  responseCacheContract(async () => ({ cache: new MemoryResponseCache(), close: async () => undefined }));
+
+  it('evicts the least recently used entry past its capacity', async () => {
+    const cache = new MemoryResponseCache(2);
+    await cache.set('a', completion('a'), 60);
+    await cache.set('b', completion('b'), 60);
+    await cache.get('a');
+    await cache.set('c', completion('c'), 60);
+    expect(await cache.get('b')).toBeNull();
+    expect(await cache.get('a')).not.toBeNull();
+    expect(await cache.get('c')).not.toBeNull();
+  });
+});

@@ -1,0 +1,54 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { Receipt, ReceiptStatus } from '../../../modules/payments/domain/receipt';
+import { bigintColumn } from './spend-log.row';
+
+@Entity({ name: 'receipts' })
+export class ReceiptRow implements Receipt {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('text')
+  status!: ReceiptStatus;
+
+  @Column('text')
+  scheme!: Receipt['scheme'];
+
+  @Column('text')
+  network!: string;
+
+  @Column('varchar', { length: 44 })
+  asset!: string;
+
+  @Column('varchar', { name: 'payer_wallet', length: 44 })
+  payerWallet!: string;
+
+  @Column('varchar', { name: 'pay_to', length: 44 })
+  payTo!: string;
+
+  @Column('text', { name: 'transaction_signature' })
+  transactionSignature!: string;
+
+  @Column('bigint', { name: 'amount_quoted_atomic', transformer: bigintColumn })
+  amountQuotedAtomic!: bigint;
+
+  @Column('bigint', { name: 'amount_paid_atomic', transformer: bigintColumn })
+  amountPaidAtomic!: bigint;
+
+  @Column('bigint', { name: 'amount_charged_atomic', transformer: bigintColumn })
+  amountChargedAtomic!: bigint;
+
+  @Column('text')
+  endpoint!: string;
+
+  @Column('text', { nullable: true })
+  model!: string | null;
+
+  @Column('uuid', { name: 'request_id' })
+  requestId!: string;
+
+  @Column('timestamptz', { name: 'created_at' })
+  createdAt!: Date;
+
+  @Column('timestamptz', { name: 'settled_at', nullable: true })
+  settledAt!: Date | null;
+}

@@ -1,0 +1,27 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pendingReceipt, receiptStoreContract } from '../../../test/contracts/receipt-store.contract';
+import type { ReceiptStatus } from '../../modules/payments/domain/receipt';
+import { Database } from './database';
+import { PostgresReceiptStore } from './postgres-receipt-store';
+
+const openDatabase = (): Promise<Database> => Database.open({ kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'gw-pglite-')) });
+
+describe('PostgresReceiptStore on embedded PGlite', () => {
+  receiptStoreContract(async () => {
+    const database = await openDatabase();
+    return { store: new PostgresReceiptStore(database.dataSource), close: () => database.close() };
+  });
+
+  it('refuses, in the schema, negative amounts and statuses outside the four', async () => {
+    const database = await openDatabase();
+    const store = new PostgresReceiptStore(database.dataSource);
+    try {
+      await expect(store.create(pendingReceipt({ amountPaidAtomic: -1n }))).rejects.toThrow(/amount_paid_atomic_check/);
+      await expect(store.create(pendingReceipt({ status: 'refunded' as ReceiptStatus }))).rejects.toThrow(/status_check/);
+    } finally {
+      await database.close();
+    }
+  });
+});

@@ -1,0 +1,35 @@
+import type { Redis } from 'ioredis';
+import { decision, RateLimitStore, type RateDecision } from '../../modules/rate-limits/ports/rate-limit-store';
+
+// Count and window start in one atomic step: the first hit sets the expiry, so the window starts at it.
+const HIT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}`;
+
+/**
+ * Fixed windows shared by every instance through Redis. While Redis fails, counting falls back to
+ * this instance's memory (ARCHITECTURE.md section 3): limits loosen per replica rather than every
+ * request being refused.
+ */
+export class RedisRateLimitStore extends RateLimitStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly fallback: RateLimitStore,
+  ) {
+    super();
+  }
+
+  async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    try {
+      const [count, ttl] = (await this.redis.eval(HIT, 1, `gw:rl:${key}`, windowMs)) as [number, number];
+      return decision(count, limit, ttl);
+    } catch {
+      return this.fallback.hit(key, limit, windowMs);
+    }
+  }
+}

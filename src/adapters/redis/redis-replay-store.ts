@@ -1,0 +1,51 @@
+import type { Redis } from 'ioredis';
+import { ReplayStore } from '../../modules/payments/ports/replay-store';
+
+/**
+ * Replay protection shared by every instance: `SET NX PX` is the atomic claim. While Redis fails,
+ * look-ups and claims go to this instance's memory store (ARCHITECTURE.md section 3), and
+ * `durable()` says no, so durable-nonce payments are refused until Redis returns.
+ */
+export class RedisReplayStore extends ReplayStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly fallback: ReplayStore,
+  ) {
+    super();
+  }
+
+  async seen(signature: string): Promise<boolean> {
+    try {
+      return (await this.redis.exists(key(signature))) === 1 || (await this.fallback.seen(signature));
+    } catch {
+      return this.fallback.seen(signature);
+    }
+  }
+
+  async claim(signature: string, ttlMs: number): Promise<boolean> {
+    // A claim taken in memory during an outage still counts once Redis is back.
+    if (await this.fallback.seen(signature)) return false;
+    try {
+      return (await this.redis.set(key(signature), '1', 'PX', ttlMs, 'NX')) === 'OK';
+    } catch {
+      return this.fallback.claim(signature, ttlMs);
+    }
+  }
+
+  async release(signature: string): Promise<void> {
+    await this.fallback.release(signature);
+    try {
+      await this.redis.del(key(signature));
+    } catch {
+      // The claim expires with its TTL.
+    }
+  }
+
+  durable(): boolean {
+    return this.redis.status === 'ready';
+  }
+}
+
+function key(signature: string): string {
+  return `gw:replay:${signature}`;
+}

@@ -1,0 +1,21 @@
+import { Injectable } from '@nestjs/common';
+import { ModelRouter } from '../../routing/application/model-router';
+import { priceCandidate, routingSignals, type ChatPlan } from '../domain/chat-plan';
+import type { ChatRequest } from '../domain/chat-request';
+
+/** Spec 4.1 step 1 and the estimate: which models answer, and what each would cost. */
+@Injectable()
+export class ChatPlanner {
+  constructor(private readonly router: ModelRouter) {}
+
+  plan(request: ChatRequest): ChatPlan {
+    const signals = routingSignals(request);
+    const routed = this.router.route(request.model, signals);
+    return {
+      request,
+      inputTokens: signals.inputTokens,
+      candidates: routed.candidates.map((model) => priceCandidate(model, signals.inputTokens, request.max_tokens)),
+      routing: routed.routing,
+    };
+  }
+}

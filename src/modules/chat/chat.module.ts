@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { MemoryResponseCache } from '../../adapters/memory/memory-response-cache';
+import { RedisConnection } from '../../adapters/redis/redis-connection';
+import { RedisResponseCache } from '../../adapters/redis/redis-response-cache';
+import { PaymentsModule } from '../payments/payments.module';
+import { ProvidersModule } from '../providers/providers.module';
+import { RateLimitsModule } from '../rate-limits/rate-limits.module';
+import { RoutingModule } from '../routing/routing.module';
+import { ChatCompletions } from './application/chat-completions';
+import { ChatPlanner } from './application/chat-planner';
+import { ChatCompletionsController } from './http/chat-completions.controller';
+import { ResponseCache } from './ports/response-cache';
+
+/** The chat completions pipeline: plan, guard, free tier, cache, payment, upstream. */
+@Module({
+  imports: [RoutingModule, ProvidersModule, PaymentsModule, RateLimitsModule],
+  controllers: [ChatCompletionsController],
+  providers: [
+    ChatPlanner,
+    ChatCompletions,
+    {
+      provide: ResponseCache,
+      useFactory: (redis?: RedisConnection) => (redis ? new RedisResponseCache(redis.client) : new MemoryResponseCache()),
+      inject: [{ token: RedisConnection, optional: true }],
+    },
+  ],
+})
+export class ChatModule {}

@@ -1,0 +1,27 @@
+import { createHash } from 'node:crypto';
+import type { ChatRequest } from './chat-request';
+
+/**
+ * The response cache key (spec 1.7): SHA-256 over the resolved model, the messages, tools,
+ * tool_choice and temperature, plus every other field that changes the answer (top_p, the
+ * completion cap sent upstream, stop, seed, penalties, response_format, parallel_tool_calls).
+ * `stream` is left out on purpose: a cached answer is served in whichever form is asked.
+ */
+export function cacheKey(modelId: string, request: ChatRequest, maxTokens: number): string {
+  const fields = [
+    modelId,
+    request.messages,
+    request.tools ?? null,
+    request.tool_choice ?? null,
+    request.temperature ?? null,
+    request.top_p ?? null,
+    maxTokens,
+    request.stop ?? null,
+    request.seed ?? null,
+    request.presence_penalty ?? null,
+    request.frequency_penalty ?? null,
+    request.response_format ?? null,
+    request.parallel_tool_calls ?? null,
+  ];
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+}

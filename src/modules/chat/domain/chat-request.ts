@@ -1,0 +1,82 @@
+/** The body of POST /v1/chat/completions once validated (spec 2.1, 2.2; OpenAI's chat format). */
+
+export const CHAT_ROLES = ['system', 'user', 'assistant', 'tool', 'developer'] as const;
+export type ChatRole = (typeof CHAT_ROLES)[number];
+
+export const MAX_MESSAGES = 256;
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+
+export interface ImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
+}
+
+export type ContentPart = TextPart | ImagePart;
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: ChatRole;
+  /** Absent or null reads as the empty string (spec 2.2). */
+  content?: string | ContentPart[] | null;
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+}
+
+export interface FunctionTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+
+export interface ResponseFormat {
+  type: 'text' | 'json_object' | 'json_schema';
+  json_schema?: Record<string, unknown>;
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  max_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  stream?: boolean;
+  tools?: FunctionTool[];
+  tool_choice?: ToolChoice;
+  // OpenAI parameters beyond the spec's list that change the answer; forwarded where the provider has them.
+  stop?: string | string[];
+  seed?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+  response_format?: ResponseFormat;
+  stream_options?: { include_usage?: boolean };
+  parallel_tool_calls?: boolean;
+}
+
+/** The message's text as a provider would read it: strings and text parts, images left out. */
+export function messageText(message: ChatMessage): string {
+  const { content } = message;
+  if (typeof content === 'string') return content;
+  if (!content) return '';
+  let text = '';
+  for (const part of content) if (part.type === 'text') text += text ? `\n${part.text}` : part.text;
+  return text;
+}
+
+export function imagePartCount(request: ChatRequest): number {
+  let count = 0;
+  for (const message of request.messages) {
+    if (Array.isArray(message.content)) for (const part of message.content) if (part.type === 'image_url') count += 1;
+  }
+  return count;
+}

@@ -1,0 +1,82 @@
+import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
+
+type ToolCallDelta = NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number];
+type ToolCall = NonNullable<ChatCompletion['choices'][number]['message']['tool_calls']>[number];
+
+/**
+ * Rebuilds the whole completion from a stream's chunks, for the cache and the usage log: content
+ * and tool-call argument fragments are concatenated per choice and per tool-call index.
+ */
+export class CompletionAssembler {
+  private id = '';
+  private created = 0;
+  private model = '';
+  private usage: ChatCompletion['usage'];
+  private readonly choices = new Map<number, { content: string; toolCalls: Map<number, { id: string; name: string; arguments: string }>; finish: string | null }>();
+
+  add(chunk: ChatCompletionChunk): void {
+    this.id ||= chunk.id;
+    this.created ||= chunk.created;
+    this.model ||= chunk.model;
+    if (chunk.usage) this.usage = chunk.usage;
+    for (const choice of chunk.choices) {
+      let state = this.choices.get(choice.index);
+      if (!state) this.choices.set(choice.index, (state = { content: '', toolCalls: new Map(), finish: null }));
+      if (choice.delta.content) state.content += choice.delta.content;
+      for (const call of choice.delta.tool_calls ?? []) addToolCall(state.toolCalls, call);
+      if (choice.finish_reason) state.finish = choice.finish_reason;
+    }
+  }
+
+  /** The completion, or null when the stream never finished a choice (nothing worth keeping). */
+  result(): ChatCompletion | null {
+    const choices = [...this.choices.entries()].sort(([a], [b]) => a - b);
+    if (choices.length === 0 || choices.some(([, state]) => state.finish === null)) return null;
+    return {
+      id: this.id,
+      object: 'chat.completion',
+      created: this.created,
+      model: this.model,
+      choices: choices.map(([index, state]) => {
+        const toolCalls: ToolCall[] = [...state.toolCalls.values()].map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+        return {
+          index,
+          message: { role: 'assistant', content: state.content || (toolCalls.length > 0 ? null : ''), refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+          finish_reason: state.finish as ChatCompletion['choices'][number]['finish_reason'],
+          logprobs: null,
+        };
+      }),
+      ...(this.usage ? { usage: this.usage } : {}),
+    };
+  }
+}
+
+function addToolCall(calls: Map<number, { id: string; name: string; arguments: string }>, delta: ToolCallDelta): void {
+  let call = calls.get(delta.index);
+  if (!call) calls.set(delta.index, (call = { id: '', name: '', arguments: '' }));
+  if (delta.id) call.id = delta.id;
+  if (delta.function?.name) call.name += delta.function.name;
+  if (delta.function?.arguments) call.arguments += delta.function.arguments;
+}
+
+/**
+ * A whole completion as the chunks a stream would have carried (a cache hit asked as a stream):
+ * role first, the content, the tool calls, the finish reason, then usage if the client asked.
+ */
+export function completionChunks(completion: ChatCompletion, includeUsage: boolean): ChatCompletionChunk[] {
+  const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
+  const chunks: ChatCompletionChunk[] = [];
+  for (const choice of completion.choices) {
+    const { index, message } = choice;
+    chunks.push({ ...base, choices: [{ index, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
+    if (message.content) chunks.push({ ...base, choices: [{ index, delta: { content: message.content }, finish_reason: null }] });
+    (message.tool_calls ?? []).forEach((call, i) => {
+      if (call.type !== 'function') return;
+      const delta: ToolCallDelta = { index: i, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } };
+      chunks.push({ ...base, choices: [{ index, delta: { tool_calls: [delta] }, finish_reason: null }] });
+    });
+    chunks.push({ ...base, choices: [{ index, delta: {}, finish_reason: choice.finish_reason }] });
+  }
+  if (includeUsage && completion.usage) chunks.push({ ...base, choices: [], usage: completion.usage });
+  return chunks;
+}

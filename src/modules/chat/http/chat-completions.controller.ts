@@ -1,0 +1,50 @@
+import { Controller, Post, Req, Res } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ChatCompletions, type ChatOutcome } from '../application/chat-completions';
+import { parseChatRequest } from './chat-request-validator';
+import { sessionId, setDebugHeaders } from './chat-response-headers';
+import { endEventStream, openEventStream, writeEvents } from './sse-writer';
+
+/** POST /v1/chat/completions: validate, hand to the use case, render what it decided. */
+@Controller('v1/chat')
+export class ChatCompletionsController {
+  constructor(private readonly chat: ChatCompletions) {}
+
+  @Post('completions')
+  async create(@Req() req: Request, @Res() res: Response): Promise<void> {
+    const startedAt = performance.now();
+    const request = parseChatRequest(req.body);
+    const session = sessionId(req.headers['x-session-id']);
+    if (session) res.setHeader('X-Session-Id', session);
+    const payment = req.headers['payment-signature'];
+    const outcome = await this.chat.handle(request, {
+      requestId: req.gw.id,
+      clientAddress: req.gw.clientAddress,
+      signal: req.gw.signal,
+      paymentHeader: typeof payment === 'string' ? payment : undefined,
+    });
+    const debug = req.headers['x-gw-debug'] === 'true';
+    await this.render(res, outcome, debug ? startedAt : null);
+  }
+
+  private async render(res: Response, outcome: ChatOutcome, debugStartedAt: number | null): Promise<void> {
+    if (outcome.kind === 'quote') {
+      if (debugStartedAt !== null) setDebugHeaders(res, outcome.plan, debugStartedAt);
+      res.setHeader('PAYMENT-REQUIRED', outcome.challenge.header);
+      res.status(402).json(outcome.challenge.body);
+      return;
+    }
+    const { served, plan, headers } = outcome;
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    if (served.fallback) res.setHeader('X-Gw-Fallback', 'true');
+    if (debugStartedAt !== null) setDebugHeaders(res, plan, debugStartedAt, served);
+    if (served.body.kind === 'json') {
+      res.status(200).json(served.body.completion);
+      return;
+    }
+    openEventStream(res);
+    // A failure midway propagates to the error filter, which ends the stream with an error event, never [DONE].
+    await writeEvents(res, served.body.chunks);
+    endEventStream(res);
+  }
+}

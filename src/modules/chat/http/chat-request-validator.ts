@@ -1,0 +1,92 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import { GatewayError } from '../../../errors/gateway-error';
+import { MAX_MESSAGES, type ChatMessage, type ChatRequest } from '../domain/chat-request';
+import { CHAT_REQUEST_SCHEMA } from '../domain/chat-request-schema';
+
+type RawRequest = ChatRequest & { max_completion_tokens?: number };
+
+// Compiled once: validating a typical body takes microseconds.
+const validate = new Ajv({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true }).compile<RawRequest>(CHAT_REQUEST_SCHEMA);
+
+/**
+ * A chat body as the gateway's ChatRequest, or a 400 `bad_request` naming the first problem.
+ * Only known fields survive, so nothing a client invents is forwarded upstream.
+ */
+export function parseChatRequest(body: unknown): ChatRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('the body must be a JSON object');
+  const messages = (body as { messages?: unknown }).messages;
+  if (Array.isArray(messages) && messages.length > MAX_MESSAGES) {
+    throw invalid(`too many messages: ${messages.length} exceeds maximum of ${MAX_MESSAGES}`);
+  }
+  if (!validate(body)) throw invalid(describe(firstError(validate.errors ?? [])));
+  const raw = body;
+  raw.messages.forEach(checkMessage);
+  if (raw.max_tokens !== undefined && raw.max_completion_tokens !== undefined && raw.max_tokens !== raw.max_completion_tokens) {
+    throw invalid('max_tokens and max_completion_tokens disagree; send one of them');
+  }
+  return pickKnown(raw);
+}
+
+function checkMessage(message: ChatMessage, index: number): void {
+  if (message.tool_calls !== undefined && message.role !== 'assistant') {
+    throw invalid(`messages[${index}].tool_calls is allowed only on assistant messages`);
+  }
+  if (message.role === 'tool' && message.tool_call_id === undefined) {
+    throw invalid(`messages[${index}].tool_call_id is required on tool messages`);
+  }
+}
+
+function pickKnown(raw: RawRequest): ChatRequest {
+  const request: ChatRequest = {
+    model: raw.model,
+    messages: raw.messages.map(({ role, content, name, tool_calls, tool_call_id }) => {
+      const message: ChatMessage = { role, content: content ?? '' };
+      if (name !== undefined) message.name = name;
+      if (tool_calls !== undefined) message.tool_calls = tool_calls;
+      if (tool_call_id !== undefined) message.tool_call_id = tool_call_id;
+      return message;
+    }),
+  };
+  const maxTokens = raw.max_tokens ?? raw.max_completion_tokens;
+  if (maxTokens !== undefined) request.max_tokens = maxTokens;
+  const optional = ['temperature', 'top_p', 'stream', 'tools', 'tool_choice', 'stop', 'seed', 'presence_penalty', 'frequency_penalty', 'response_format', 'parallel_tool_calls'] as const;
+  for (const key of optional) if (raw[key] !== undefined) (request as unknown as Record<string, unknown>)[key] = raw[key];
+  if (raw.stream_options) request.stream_options = { include_usage: raw.stream_options.include_usage === true };
+  return request;
+}
+
+function invalid(message: string): GatewayError {
+  return new GatewayError('bad_request', message);
+}
+
+/** A union's own error (with its description) rather than the first of its branches' errors. */
+function firstError(errors: readonly ErrorObject[]): ErrorObject | undefined {
+  return errors.find((error) => error.keyword === 'anyOf') ?? errors[0];
+}
+
+/** `messages[0].role must be one of: system, user, ...` from an Ajv error. */
+function describe(error: ErrorObject | undefined): string {
+  if (!error) return 'invalid request body';
+  const path = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
+    .join('');
+  const subject = path || 'the body';
+  const description = (error.parentSchema as { description?: string } | undefined)?.description;
+  switch (error.keyword) {
+    case 'required': {
+      const field = String(error.params.missingProperty);
+      return `${path ? `${path}.${field}` : field} is required`;
+    }
+    case 'type':
+      return `${subject} must be ${String(error.params.type).split(',').join(' or ')}`;
+    case 'enum':
+      return `${subject} must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
+    case 'const':
+    case 'anyOf':
+      return `${subject} ${description ?? `must be ${JSON.stringify(error.params.allowedValue)}`}`;
+    default:
+      return `${subject} ${error.message ?? 'is invalid'}`;
+  }
+}

@@ -1,0 +1,31 @@
+import type { Response } from 'express';
+import type { ChatPlan } from '../domain/chat-plan';
+import type { ServedChat } from '../application/chat-completions';
+
+const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** A valid X-Session-Id (spec 8: at most 128 of [a-zA-Z0-9-_]), or undefined; invalid ones are ignored. */
+export function sessionId(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && SESSION_ID.test(header) ? header : undefined;
+}
+
+/**
+ * The diagnostics of spec 4.1, only when the client sent `X-Gw-Debug: true`. Profile, tier and
+ * score exist only when a profile was routed; provider and cache only once something answered.
+ */
+export function setDebugHeaders(res: Response, plan: ChatPlan, startedAt: number, served?: ServedChat, paymentStatus?: string): void {
+  const model = served?.model ?? plan.candidates[0].model;
+  const primary = plan.candidates[0];
+  res.setHeader('X-Gw-Model', model.id);
+  if (plan.routing) {
+    res.setHeader('X-Gw-Profile', plan.routing.profile);
+    res.setHeader('X-Gw-Tier', plan.routing.tier);
+    res.setHeader('X-Gw-Score', plan.routing.score.toFixed(4));
+  }
+  res.setHeader('X-Gw-Provider', model.provider);
+  if (served) res.setHeader('X-Gw-Cache', served.cache);
+  if (paymentStatus) res.setHeader('X-Gw-Payment-Status', paymentStatus);
+  res.setHeader('X-Gw-Token-Estimate-In', String(plan.inputTokens));
+  res.setHeader('X-Gw-Token-Estimate-Out', String(primary.outputTokens));
+  res.setHeader('X-Gw-Latency-Ms', (performance.now() - startedAt).toFixed(1));
+}

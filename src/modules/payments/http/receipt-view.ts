@@ -1,0 +1,48 @@
+import { formatUsdc } from '../../billing/domain/atomic-usdc';
+import type { Receipt, ReceiptStatus } from '../domain/receipt';
+
+/** A receipt on the wire (ARCHITECTURE.md section 3): snake_case, atomic amounts as integer strings. */
+export interface ReceiptView {
+  id: string;
+  object: 'receipt';
+  status: ReceiptStatus;
+  scheme: Receipt['scheme'];
+  network: string;
+  asset: string;
+  payer_wallet: string;
+  pay_to: string;
+  transaction_signature: string;
+  amount_quoted_atomic: string;
+  amount_paid_atomic: string;
+  amount_charged_atomic: string;
+  amount_charged_usdc: string;
+  endpoint: string;
+  model: string | null;
+  request_id: string;
+  created_at: string;
+  /** Null until settlement completes (and when nothing was settled). */
+  settled_at: string | null;
+}
+
+export function receiptView(receipt: Receipt): ReceiptView {
+  return {
+    id: receipt.id,
+    object: 'receipt',
+    status: receipt.status,
+    scheme: receipt.scheme,
+    network: receipt.network,
+    asset: receipt.asset,
+    payer_wallet: receipt.payerWallet,
+    pay_to: receipt.payTo,
+    transaction_signature: receipt.transactionSignature,
+    amount_quoted_atomic: receipt.amountQuotedAtomic.toString(),
+    amount_paid_atomic: receipt.amountPaidAtomic.toString(),
+    amount_charged_atomic: receipt.amountChargedAtomic.toString(),
+    amount_charged_usdc: formatUsdc(receipt.amountChargedAtomic),
+    endpoint: receipt.endpoint,
+    model: receipt.model,
+    request_id: receipt.requestId,
+    created_at: receipt.createdAt.toISOString(),
+    settled_at: receipt.settledAt?.toISOString() ?? null,
+  };
+}

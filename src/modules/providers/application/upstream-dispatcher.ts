@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayError } from '../../../errors/gateway-error';
+import type { ChatCompletion, ChatCompletionChunk } from '../domain/chat-completion';
+import type { ProviderName } from '../domain/provider-name';
+import { UpstreamError } from '../domain/upstream-error';
+import type { UpstreamCall } from '../ports/llm-provider';
+import { ProviderRegistry, type RegisteredProvider } from './provider-registry';
+
+export interface DispatchTarget {
+  provider: ProviderName;
+  call: UpstreamCall;
+}
+
+/** An upstream that has started answering; for a stream, its first chunk has already arrived. */
+export type StartedReply = { kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; chunks: AsyncIterable<ChatCompletionChunk> };
+
+export interface Dispatched {
+  /** Which target answered. */
+  index: number;
+  reply: StartedReply;
+}
+
+/** Statuses worth one more try on the same candidate: a hiccup rather than an outage or a refusal. */
+const RETRY_SAME = new Set([500, 502, 504]);
+
+/**
+ * The failure policy of ARCHITECTURE.md section 3 and issue 4: try the targets in order, falling
+ * back only while nothing has reached the client (a stream counts as started at its first chunk);
+ * skip providers without a key or with an open circuit; one retry of the same target after a
+ * 500, 502 or 504. Every outcome, including a stream's end or failure, feeds the breaker.
+ */
+@Injectable()
+export class UpstreamDispatcher {
+  constructor(private readonly registry: ProviderRegistry) {}
+
+  async dispatch(targets: readonly DispatchTarget[], signal: AbortSignal): Promise<Dispatched> {
+    let configured = false;
+    let refusal: UpstreamError | null = null;
+    for (const [index, target] of targets.entries()) {
+      const entry = this.registry.get(target.provider);
+      if (!entry) continue;
+      configured = true;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        if (!entry.breaker.tryAcquire()) break;
+        try {
+          return { index, reply: await this.start(entry, target.call, signal) };
+        } catch (err) {
+          if (signal.aborted || !(err instanceof UpstreamError)) {
+            entry.breaker.abandoned();
+            throw signal.aborted ? signal.reason : err;
+          }
+          if (err.kind === 'bad_response') {
+            // The provider's own answer: count it against the provider, and do not shop it around.
+            entry.breaker.failed();
+            refusal = err;
+            break;
+          }
+          entry.breaker.failed();
+          if (!RETRY_SAME.has(err.status ?? 0)) break;
+        }
+      }
+      if (refusal) break;
+    }
+    if (refusal) throw new GatewayError('provider_error', 'the upstream provider returned a response the gateway cannot use');
+    if (!configured) throw new GatewayError('internal_error', 'no provider key is configured for the models that can answer this request');
+    throw new GatewayError('upstream_unavailable', 'no upstream provider is available for this request right now; retry shortly');
+  }
+
+  private async start(entry: RegisteredProvider, call: UpstreamCall, signal: AbortSignal): Promise<StartedReply> {
+    const reply = await entry.provider.send(call, signal);
+    if (reply.kind === 'json') {
+      entry.breaker.succeeded();
+      return reply;
+    }
+    const iterator = reply.chunks[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    return { kind: 'stream', chunks: watched(first, iterator, entry) };
+  }
+}
+
+/** The stream with its first chunk put back; its end or failure is reported to the breaker. */
+async function* watched(
+  first: IteratorResult<ChatCompletionChunk>,
+  rest: AsyncIterator<ChatCompletionChunk>,
+  entry: RegisteredProvider,
+): AsyncGenerator<ChatCompletionChunk> {
+  let finished = false;
+  try {
+    for (let next = first; !next.done; next = await rest.next()) yield next.value;
+    finished = true;
+    entry.breaker.succeeded();
+  } catch (err) {
+    if (err instanceof UpstreamError) entry.breaker.failed();
+    else entry.breaker.abandoned();
+    finished = true;
+    throw err;
+  } finally {
+    if (!finished) {
+      // The consumer stopped early (client gone): close the upstream stream too.
+      entry.breaker.abandoned();
+      await rest.return?.();
+    }
+  }
+}

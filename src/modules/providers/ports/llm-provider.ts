@@ -1,0 +1,32 @@
+import type { ChatRequest } from '../../chat/domain/chat-request';
+import type { ChatCompletion, ChatCompletionChunk } from '../domain/chat-completion';
+import type { ProviderName } from '../domain/provider-name';
+
+/** One call to one upstream model. */
+export interface UpstreamCall {
+  /** The model's name in the provider's own API. */
+  upstreamModel: string;
+  /** The validated request; its `model`, `max_tokens` and `stream` are overridden by the fields below. */
+  request: ChatRequest;
+  /** The billed completion cap, always sent upstream (spec 2.1). */
+  maxTokens: number;
+  stream: boolean;
+}
+
+/**
+ * The upstream's answer once it has started: a whole completion, or a stream of chunks whose last
+ * one carries usage when the provider reports it. Iterating the stream throws UpstreamError when
+ * the upstream fails midway (cut, malformed chunk, no proper end).
+ */
+export type UpstreamReply = { kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; chunks: AsyncIterable<ChatCompletionChunk> };
+
+/**
+ * A provider's chat API in OpenAI's shape. `send` resolves when the upstream has answered with a
+ * success status (before that nothing reached the client, so the caller may fall back), and
+ * throws UpstreamError otherwise. `signal` aborts the upstream request (client gone, timeout).
+ */
+export abstract class LlmProvider {
+  abstract readonly name: ProviderName;
+
+  abstract send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamReply>;
+}

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayError } from '../../../errors/gateway-error';
+import { RATE_LIMITED_MESSAGE, rateLimitHeaders } from '../domain/rate-limit-headers';
+import { RateLimitStore, type RateDecision } from '../ports/rate-limit-store';
+
+export const WINDOW_MS = 60_000;
+
+export interface Bucket {
+  key: string;
+  limit: number;
+}
+
+/**
+ * Counts a request against buckets in order (for the free tier: the client's, then the global
+ * cap) and refuses with 429 at the first that is full, carrying that bucket's headers, which no
+ * outer limiter overwrites. Returns the first bucket's decision for the success headers.
+ */
+@Injectable()
+export class RateLimiter {
+  constructor(private readonly store: RateLimitStore) {}
+
+  async admit(buckets: readonly Bucket[]): Promise<RateDecision> {
+    let first: RateDecision | undefined;
+    for (const bucket of buckets) {
+      const decision = await this.store.hit(bucket.key, bucket.limit, WINDOW_MS);
+      if (!decision.allowed) throw new GatewayError('rate_limit_exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
+      first ??= decision;
+    }
+    return first as RateDecision;
+  }
+}

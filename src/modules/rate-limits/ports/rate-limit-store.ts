@@ -1,0 +1,21 @@
+/** One counted request against a fixed window. */
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in this window after this one (0 once refused). */
+  remaining: number;
+  /** Whole seconds until the window ends (at least 1). */
+  resetSecs: number;
+}
+
+/**
+ * Fixed-window counters (spec 8): a window starts at the first request it counts and lasts
+ * `windowMs`. Counting and checking are one atomic step, so concurrent requests cannot overshoot.
+ */
+export abstract class RateLimitStore {
+  abstract hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+}
+
+export function decision(count: number, limit: number, msLeft: number): RateDecision {
+  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSecs: Math.max(1, Math.ceil(msLeft / 1000)) };
+}

@@ -1,0 +1,18 @@
+import { GatewayError } from '../../../errors/gateway-error';
+import type { Catalog, CatalogModel, Profile, ProfileTable } from './catalog';
+
+export type ResolvedName =
+  | { kind: 'model'; model: CatalogModel }
+  | { kind: 'profile'; profile: Profile; table: ProfileTable };
+
+/**
+ * What a request's `model` names (spec 2.1): a `<provider>/<model>` id, one of the aliases, or a
+ * profile (with its aliases). Names match exactly; nothing else resolves.
+ */
+export function resolveModelName(catalog: Catalog, name: string): ResolvedName {
+  const model = catalog.model(name) ?? catalog.alias(name);
+  if (model) return { kind: 'model', model };
+  const profile = catalog.profile(name);
+  if (profile) return { kind: 'profile', ...profile };
+  throw new GatewayError('model_not_found', `model not found: ${name.length > 200 ? `${name.slice(0, 200)}...` : name}`);
+}

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { Receipt, ReceiptOutcome } from '../../src/modules/payments/domain/receipt';
+import type { ReceiptStore } from '../../src/modules/payments/ports/receipt-store';
+
+/** A pending receipt as the payment flow writes it when it accepts a payment. */
+export function pendingReceipt(overrides: Partial<Receipt> = {}): Receipt {
+  return {
+    id: randomUUID(),
+    status: 'pending',
+    scheme: 'exact',
+    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    payerWallet: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM',
+    payTo: '11111111111111111111111111111111',
+    transactionSignature: '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW',
+    amountQuotedAtomic: 21_505n,
+    amountPaidAtomic: 21_505n,
+    amountChargedAtomic: 0n,
+    endpoint: '/v1/chat/completions',
+    model: 'google/gemini-2.5-flash',
+    requestId: randomUUID(),
+    createdAt: new Date('2026-11-22T10:00:00.123Z'),
+    settledAt: null,
+    ...overrides,
+  };
+}
+
+const SETTLED: ReceiptOutcome = { status: 'settled', amountChargedAtomic: 21_505n, settledAt: new Date('2026-11-22T10:00:02.456Z') };
+
+/** The behaviour every ReceiptStore adapter must have; each adapter's spec runs it against its own. */
+export function receiptStoreContract(open: () => Promise<{ store: ReceiptStore; close: () => Promise<void> }>): void {
+  let store: ReceiptStore;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ store, close } = await open());
+  });
+  afterAll(() => close());
+
+  it('returns a created receipt as written', async () => {
+    const receipt = pendingReceipt();
+    await store.create(receipt);
+    expect(await store.find(receipt.id)).toEqual(receipt);
+  });
+
+  it('returns null for an unknown id, to find and to complete', async () => {
+    expect(await store.find(randomUUID())).toBeNull();
+    expect(await store.complete(randomUUID(), SETTLED)).toBeNull();
+  });
+
+  it('keeps atomic amounts exact beyond 2^53', async () => {
+    const receipt = pendingReceipt({ amountQuotedAtomic: 9_007_199_254_740_993n, amountPaidAtomic: 9_007_199_254_740_995n });
+    await store.create(receipt);
+    await store.complete(receipt.id, { ...SETTLED, amountChargedAtomic: 9_007_199_254_740_995n });
+    expect(await store.find(receipt.id)).toMatchObject({
+      amountQuotedAtomic: 9_007_199_254_740_993n,
+      amountPaidAtomic: 9_007_199_254_740_995n,
+      amountChargedAtomic: 9_007_199_254_740_995n,
+    });
+  });
+
+  it('creates a receipt once: a second create with the same id changes nothing', async () => {
+    const receipt = pendingReceipt();
+    await store.create(receipt);
+    await store.create({ ...receipt, status: 'settled', amountPaidAtomic: 1n, model: null });
+    expect(await store.find(receipt.id)).toEqual(receipt);
+  });
+
+  it('settles a pending receipt with the charged amount and time, and returns it', async () => {
+    const receipt = pendingReceipt();
+    await store.create(receipt);
+    const settled = { ...receipt, status: 'settled', amountChargedAtomic: 21_505n, settledAt: SETTLED.settledAt };
+    expect(await store.complete(receipt.id, SETTLED)).toEqual(settled);
+    expect(await store.find(receipt.id)).toEqual(settled);
+  });
+
+  it('records the model that finally answered, and keeps the quoted one when none is given', async () => {
+    const fallback = pendingReceipt();
+    const primary = pendingReceipt();
+    await Promise.all([store.create(fallback), store.create(primary)]);
+    await store.complete(fallback.id, { ...SETTLED, model: 'openai/gpt-4o-mini' });
+    await store.complete(primary.id, SETTLED);
+    expect((await store.find(fallback.id))?.model).toBe('openai/gpt-4o-mini');
+    expect((await store.find(primary.id))?.model).toBe('google/gemini-2.5-flash');
+  });
+
+  it('marks a receipt not charged with no settlement time', async () => {
+    const receipt = pendingReceipt();
+    await store.create(receipt);
+    expect(await store.complete(receipt.id, { status: 'not_charged', amountChargedAtomic: 0n, settledAt: null })).toEqual({ ...receipt, status: 'not_charged' });
+  });
+
+  it('completes a receipt once: a later completion returns the final receipt unchanged', async () => {
+    const receipt = pendingReceipt();
+    await store.create(receipt);
+    const settled = await store.complete(receipt.id, SETTLED);
+    const late = await store.complete(receipt.id, { status: 'failed', amountChargedAtomic: 0n, settledAt: null, model: 'openai/gpt-4o-mini' });
+    expect(late).toEqual(settled);
+    expect(await store.find(receipt.id)).toEqual(settled);
+  });
+
+  it('lets exactly one of concurrent completions win', async () => {
+    const receipt = pendingReceipt();
+    await store.create(receipt);
+    const outcomes: ReceiptOutcome[] = [SETTLED, { status: 'failed', amountChargedAtomic: 0n, settledAt: null }];
+    const results = await Promise.all(outcomes.map((outcome) => store.complete(receipt.id, outcome)));
+    const stored = await store.find(receipt.id);
+    expect(['settled', 'failed']).toContain(stored?.status);
+    expect(results).toEqual([stored, stored]);
+  });
+}

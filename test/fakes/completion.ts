@@ -1,0 +1,60 @@
+import type { FakeToolCall, FinishReason, ReplyShape } from './behaviour';
+import type { ChatRequest } from './wire-format';
+
+export interface CompletionToolCall extends FakeToolCall {
+  /** Unique within the fake; each format adds its provider's prefix. */
+  id: string;
+  argumentsJson: string;
+  /** `argumentsJson` in the pieces a stream sends it in. */
+  argumentFragments: string[];
+}
+
+/** A reply in provider-neutral terms, rendered by each wire format as JSON or as stream events. */
+export interface Completion {
+  id: string;
+  model: string;
+  created: number;
+  text: string;
+  /** `text` split the way a stream sends it: one word, with its trailing whitespace, per piece. */
+  textPieces: string[];
+  toolCalls: CompletionToolCall[];
+  finishReason: FinishReason;
+  usage?: { promptTokens: number; completionTokens: number };
+}
+
+const ECHOED_USER_TEXT_LENGTH = 40;
+
+/** Token counts are made up but deterministic: prompt = characters / 4, completion = words (+ arguments / 4). */
+export function buildCompletion(provider: string, sequence: number, request: ChatRequest, shape: ReplyShape): Completion {
+  const id = `fake${sequence}`;
+  const toolCalls = (shape.toolCalls ?? []).map((call, index): CompletionToolCall => {
+    const argumentsJson = JSON.stringify(call.arguments);
+    return { ...call, id: `${id}_${index}`, argumentsJson, argumentFragments: argumentsJson.match(/.{1,8}/gs) ?? [] };
+  });
+  const text = shape.text ?? (toolCalls.length > 0 ? '' : `fake ${provider} reply to: ${request.lastUserText.slice(0, ECHOED_USER_TEXT_LENGTH)}`);
+  const promptCharacters = request.promptTexts.reduce((sum, part) => sum + part.length, 0);
+  const completionTokens = (text.match(/\S+/g)?.length ?? 0) + toolCalls.reduce((sum, call) => sum + Math.ceil(call.argumentsJson.length / 4), 0);
+  return {
+    id,
+    model: request.model,
+    created: Math.floor(Date.now() / 1000),
+    text,
+    textPieces: text.split(/(?<=\s)(?=\S)/).filter((piece) => piece !== ''),
+    toolCalls,
+    finishReason: shape.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+    usage: shape.usage === false || !request.usageWanted ? undefined : { promptTokens: Math.ceil(promptCharacters / 4), completionTokens },
+  };
+}
+
+/** The texts inside message content in any of the three formats: strings, `{text}` parts, nested `content`. */
+export function textsOf(content: unknown): string[] {
+  if (typeof content === 'string') return [content];
+  if (Array.isArray(content)) return content.flatMap(textsOf);
+  if (!isRecord(content)) return [];
+  if (typeof content.text === 'string') return [content.text];
+  return textsOf(content.content);
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

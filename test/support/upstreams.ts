@@ -1,0 +1,71 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import defaultCatalog from '../../catalog/catalog.json';
+import { startAnthropicFake } from '../fakes/anthropic-fake';
+import type { Fake } from '../fakes/fake-server';
+import { startGeminiFake } from '../fakes/gemini-fake';
+import { startOpenAiFake } from '../fakes/openai-fake';
+import { tempDir } from './gateway-harness';
+
+/** One fake server per provider the tests talk to (xAI and DeepSeek share OpenAI's wire format and fake). */
+export interface Upstreams {
+  openai: Fake;
+  anthropic: Fake;
+  google: Fake;
+  nvidia: Fake;
+  /** Gateway environment pointing every provider at its fake, with keys set. */
+  env: Record<string, string>;
+  resetAll(): void;
+  close(): Promise<void>;
+}
+
+export async function startUpstreams(): Promise<Upstreams> {
+  const [openai, anthropic, google, nvidia] = await Promise.all([startOpenAiFake(), startAnthropicFake(), startGeminiFake(), startOpenAiFake()]);
+  const fakes = [openai, anthropic, google, nvidia];
+  return {
+    openai,
+    anthropic,
+    google,
+    nvidia,
+    env: {
+      OPENAI_API_KEY: 'sk-test-openai',
+      ANTHROPIC_API_KEY: 'sk-test-anthropic',
+      GOOGLE_API_KEY: 'test-google-key',
+      NVIDIA_API_KEY: 'nvapi-test',
+      GW_OPENAI_BASE_URL: openai.url,
+      GW_ANTHROPIC_BASE_URL: anthropic.url,
+      GW_GOOGLE_BASE_URL: google.url,
+      GW_NVIDIA_BASE_URL: nvidia.url,
+    },
+    resetAll: () => fakes.forEach((fake) => fake.reset()),
+    close: async () => void (await Promise.all(fakes.map((fake) => fake.close()))),
+  };
+}
+
+/**
+ * The repository catalog plus a zero-priced model for each wire format, so the free path (no
+ * payment) reaches every adapter; the free profile's Simple tier tries Anthropic, then NVIDIA.
+ * Returns the file's path for GW_CATALOG_FILE.
+ */
+export function writeTestCatalog(): string {
+  const catalog = JSON.parse(JSON.stringify(defaultCatalog)) as typeof defaultCatalog;
+  const free = { input_per_million: '0', output_per_million: '0', context_window: 128000, max_output: 4096, capabilities: { tools: true, vision: true, reasoning: false } };
+  catalog.models.push(
+    { id: 'openai/gpt-test-free', upstream_model: 'gpt-test', display_name: 'GPT test (free)', ...free },
+    { id: 'anthropic/claude-test-free', upstream_model: 'claude-test', display_name: 'Claude test (free)', ...free },
+    { id: 'google/gemini-test-free', upstream_model: 'gemini-test', display_name: 'Gemini test (free)', ...free },
+  );
+  catalog.profiles.free.Simple = ['anthropic/claude-test-free', 'nvidia/llama-3.3-70b-instruct'];
+  const path = join(tempDir('gw-catalog-'), 'catalog.json');
+  writeFileSync(path, JSON.stringify(catalog));
+  return path;
+}
+
+/** Reads a Server-Sent Events body into its `data:` payloads, in order. */
+export async function sseData(res: Response): Promise<string[]> {
+  const text = await res.text();
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => block.slice('data: '.length));
+}
