@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/gateway-harness';
 import { closedPort } from '../support/network';
@@ -59,5 +60,29 @@ describe('the README commands', () => {
     const run = spawnSync(process.execPath, ['scripts/start.mjs'], { cwd: repo, env: await freshEnv({ GW_ENV: 'production' }), encoding: 'utf8', timeout: 120_000 });
     expect(run.status).toBe(1);
     expect(run.stderr).toBe('gateway: configuration error: GW_RECIPIENT_WALLET is required when GW_ENV=production\n');
+  }, 180_000);
+
+  it('refuses a malformed catalog at start, naming the entry', async () => {
+    const file = join(tempDir(), 'catalog.json');
+    writeFileSync(file, JSON.stringify({ version: 'x', models: [{ id: 'openai/broken' }], aliases: {}, profiles: {}, profile_aliases: {} }));
+    const run = spawnSync(process.execPath, ['scripts/start.mjs'], { cwd: repo, env: await freshEnv({ GW_CATALOG_FILE: file }), encoding: 'utf8', timeout: 120_000 });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe(`gateway: configuration error: GW_CATALOG_FILE ${file}: models[0] (openai/broken): missing field upstream_model\n`);
+  }, 180_000);
+
+  // Here rather than in a suite of its own: it builds into dist/ too, so it must not run beside `npm start`.
+  it('`npm run demo` pays one chat request on the local chain and shows the quote, payment, answer, receipt and balances', () => {
+    const run = spawnSync('npm', ['run', 'demo', '--silent'], { cwd: repo, env: { PATH: process.env.PATH, HOME: process.env.HOME ?? tempDir() }, encoding: 'utf8', timeout: 170_000 });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const out = run.stdout;
+    const amount = /1\. The quote \(HTTP 402\)\n {2}(\d+) atomic USDC/.exec(out)?.[1];
+    expect(amount).toBeDefined();
+    expect(out).toContain('2. The payment (PAYMENT-SIGNATURE)');
+    expect(out).toMatch(/3\. The answer \(HTTP 200\)\n {2}openai\/gpt-4o-mini: "fake openai reply to: /);
+    expect(out).toContain('"status": "settled"');
+    expect(out).toContain('Balances before\n  payer 5.000000 USDC, gateway recipient 0.000000 USDC');
+    const after = (5_000_000 - Number(amount)).toString().padStart(7, '0');
+    expect(out).toContain(`Balances after\n  payer ${after.slice(0, -6)}.${after.slice(-6)} USDC, gateway recipient 0.${Number(amount).toString().padStart(6, '0')} USDC`);
   }, 180_000);
 });

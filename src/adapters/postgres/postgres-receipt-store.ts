@@ -17,9 +17,12 @@ export class PostgresReceiptStore extends ReceiptStore {
   }
 
   async complete(id: string, outcome: ReceiptOutcome): Promise<Receipt | null> {
-    const { status, amountChargedAtomic, settledAt, model } = outcome;
+    const { status, amountChargedAtomic, settledAt, model, transactionSignature } = outcome;
     // Only a pending receipt moves: a late or repeated completion leaves a final one as it is.
-    await this.rows.update({ id, status: 'pending' }, { status, amountChargedAtomic, settledAt, ...(model === undefined ? {} : { model }) });
+    await this.rows.update(
+      { id, status: 'pending' },
+      { status, amountChargedAtomic, settledAt, ...(model === undefined ? {} : { model }), ...(transactionSignature === undefined ? {} : { transactionSignature }) },
+    );
     return this.find(id);
   }
 

@@ -1,19 +1,39 @@
 import { Module } from '@nestjs/common';
+import { MemoryReplayStore } from '../../adapters/memory/memory-replay-store';
+import { RedisConnection } from '../../adapters/redis/redis-connection';
+import { RedisReplayStore } from '../../adapters/redis/redis-replay-store';
 import { KeypairFeePayers } from '../../adapters/solana/keypair-fee-payers';
+import { SolanaPaymentChain } from '../../adapters/solana/solana-payment-chain';
 import { GatewayConfig } from '../../config/gateway-config';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
+import { ExactPayments } from './application/exact-payments';
+import { PaidRateLimit } from './application/paid-rate-limit';
 import { PaymentChallenges } from './application/payment-challenges';
+import { PaymentMetrics } from './application/payment-metrics';
 import { ReceiptsController } from './http/receipts.controller';
 import { FeePayers } from './ports/fee-payers';
+import { PaymentChain } from './ports/payment-chain';
+import { ReplayStore } from './ports/replay-store';
+import { SpendPolicy, UnlimitedSpend } from './ports/spend-policy';
 
-/** x402: challenges now; verification, replay protection, settlement and receipts with the payments issue. */
+/** x402 `exact`: challenges, verification, replay protection, settlement, receipts and the paid rate limit. */
 @Module({
   imports: [RateLimitsModule],
   controllers: [ReceiptsController],
   providers: [
     PaymentChallenges,
+    ExactPayments,
+    PaidRateLimit,
+    PaymentMetrics,
     { provide: FeePayers, useFactory: (config: GatewayConfig) => new KeypairFeePayers(config.solana.feePayerKeys), inject: [GatewayConfig] },
+    { provide: PaymentChain, useFactory: (config: GatewayConfig, feePayers: FeePayers) => new SolanaPaymentChain(config.solana.rpcUrl, feePayers), inject: [GatewayConfig, FeePayers] },
+    {
+      provide: ReplayStore,
+      useFactory: (redis?: RedisConnection) => (redis ? new RedisReplayStore(redis.client, new MemoryReplayStore()) : new MemoryReplayStore()),
+      inject: [{ token: RedisConnection, optional: true }],
+    },
+    { provide: SpendPolicy, useClass: UnlimitedSpend },
   ],
-  exports: [PaymentChallenges, FeePayers],
+  exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeePayers],
 })
 export class PaymentsModule {}

@@ -4,6 +4,8 @@ import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import { BackgroundTasks } from '../../../lifecycle/background-tasks';
 import { SpendLog } from '../../billing/ports/spend-log';
+import { ExactPayments } from '../../payments/application/exact-payments';
+import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
 import { PaymentChallenges, type Challenge } from '../../payments/application/payment-challenges';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { UpstreamError } from '../../providers/domain/upstream-error';
@@ -18,6 +20,7 @@ import { messageText } from '../domain/chat-request';
 import { CHAT_DISCOVERY } from '../domain/chat-discovery';
 import { CompletionAssembler, completionChunks } from '../domain/completion-stream';
 import { PromptGuard } from '../domain/prompt-guard';
+import { SessionTokenSigner } from '../domain/session-token';
 import { ResponseCache } from '../ports/response-cache';
 import { ChatPlanner } from './chat-planner';
 
@@ -31,6 +34,8 @@ export interface ChatCaller {
   signal: AbortSignal;
   /** The raw PAYMENT-SIGNATURE header, if any. */
   paymentHeader: string | undefined;
+  /** A valid X-Session-Id, if any. */
+  sessionId: string | undefined;
 }
 
 /** What answered and how; the body is a whole completion or a stream that ends after everything is recorded. */
@@ -43,13 +48,20 @@ export interface ServedChat {
 
 export type ChatOutcome =
   | { kind: 'quote'; plan: ChatPlan; challenge: Challenge }
-  | { kind: 'served'; plan: ChatPlan; served: ServedChat; headers: Record<string, string> };
+  | { kind: 'served'; plan: ChatPlan; served: ServedChat; headers: Record<string, string>; paymentStatus: string | null };
 
-/** What a completed answer leaves behind: its usage log row (and, once paid, its settlement). */
+/**
+ * How a request pays for its answer: `complete` runs once the whole answer is in hand (before a
+ * JSON body is sent, before a stream's [DONE]) and returns the amount charged; `abandon` runs when
+ * nothing was delivered. Free requests complete for nothing.
+ */
 interface Delivery {
   payerWallet: string | null;
-  amountChargedAtomic: bigint;
+  complete(servedModel: string): Promise<bigint>;
+  abandon(): Promise<void>;
 }
+
+const FREE_DELIVERY: Delivery = { payerWallet: null, complete: () => Promise.resolve(0n), abandon: () => Promise.resolve() };
 
 /**
  * POST /v1/chat/completions (spec 4.1): plan, then the free path (limits, guard, provider) or the
@@ -59,10 +71,13 @@ interface Delivery {
 export class ChatCompletions {
   private readonly cacheTtlSecs: number;
   private readonly guard = new PromptGuard();
+  private readonly sessions: SessionTokenSigner;
 
   constructor(
     private readonly planner: ChatPlanner,
     private readonly challenges: PaymentChallenges,
+    private readonly payments: ExactPayments,
+    private readonly paidRateLimit: PaidRateLimit,
     private readonly dispatcher: UpstreamDispatcher,
     private readonly limiter: RateLimiter,
     private readonly cache: ResponseCache,
@@ -72,6 +87,7 @@ export class ChatCompletions {
     private readonly config: GatewayConfig,
   ) {
     this.cacheTtlSecs = config.limits.cacheTtlSecs;
+    this.sessions = new SessionTokenSigner(config.sessionSecret.reveal());
     logger.setContext(ChatCompletions.name);
   }
 
@@ -80,9 +96,45 @@ export class ChatCompletions {
     if (quoteOf(plan).total === 0n) return this.serveFree(plan, caller);
     this.inspect(plan);
     if (caller.paymentHeader === undefined) {
+      await this.paidRateLimit.admitClient(caller.clientAddress);
       return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY) };
     }
-    throw new GatewayError('invalid_payment', 'Payment verification failed. Check your transaction and retry.');
+    return this.servePaid(plan, caller, caller.paymentHeader);
+  }
+
+  /**
+   * Spec 4.1 steps 5-8 with `exact`: the payment is verified and claimed first; the answer is
+   * produced; the payment settles once the answer is complete (before a JSON body is sent, before
+   * a stream's [DONE]); if nothing was delivered it is given back unbroadcast.
+   */
+  private async servePaid(plan: ChatPlan, caller: ChatCaller, header: string): Promise<ChatOutcome> {
+    const quote = quoteOf(plan);
+    const payment = await this.payments.accept(header, {
+      path: CHAT_PATH,
+      quote: quote.total,
+      requestId: caller.requestId,
+      clientAddress: caller.clientAddress,
+      model: plan.candidates[0].model.id,
+    });
+    const headers: Record<string, string> = {
+      'X-Gw-Session': this.sessions.sign({ sid: caller.sessionId ?? caller.requestId, wallet: payment.payer, iat: Math.floor(Date.now() / 1000) }),
+      ...rateLimitHeaders(payment.rateLimit),
+    };
+    if (payment.receiptPath) headers['X-Gw-Receipt'] = payment.receiptPath;
+    let settledResponse: string | null = null;
+    const delivery: Delivery = {
+      payerWallet: payment.payer,
+      complete: async (servedModel) => {
+        const settled = await payment.settle(servedModel);
+        settledResponse = settled.paymentResponse;
+        return settled.amountChargedAtomic;
+      },
+      abandon: () => payment.abandon(),
+    };
+    const served = await this.serve(plan, payment.amountPaid, caller, delivery);
+    // A JSON answer has settled by now; a stream settles before its [DONE].
+    if (settledResponse) headers['PAYMENT-RESPONSE'] = settledResponse;
+    return { kind: 'served', plan, served, headers, paymentStatus: settledResponse ? 'settled' : 'verified' };
   }
 
   /** Spec 1.8 and 8: per-IP limit, then the global cap, then the prompt guard, then the provider. A payment header is ignored. */
@@ -94,8 +146,8 @@ export class ChatCompletions {
       { key: 'free:global', limit: limits.freeTierGlobalRpm },
     ]);
     this.inspect(plan);
-    const served = await this.serve(plan, 0n, caller, { payerWallet: null, amountChargedAtomic: 0n });
-    return { kind: 'served', plan, served, headers: rateLimitHeaders(perClient) };
+    const served = await this.serve(plan, 0n, caller, FREE_DELIVERY);
+    return { kind: 'served', plan, served, headers: rateLimitHeaders(perClient), paymentStatus: null };
   }
 
   private inspect(plan: ChatPlan): void {
@@ -106,9 +158,9 @@ export class ChatCompletions {
   }
 
   /**
-   * The answer from the cache or from the first candidate `budget` covers that answers. The
-   * returned stream ends only after the delivery is recorded; it throws (as GatewayError) when
-   * the upstream fails midway.
+   * The answer from the cache or from the first candidate `budget` covers that answers. A JSON
+   * answer returns delivered (paid for); a stream is delivered as it is read, ends only after the
+   * delivery completed, and throws (as GatewayError) when the upstream or the settlement fails.
    */
   private async serve(plan: ChatPlan, budget: bigint, caller: ChatCaller, delivery: Delivery): Promise<ServedChat> {
     const { request } = plan;
@@ -117,41 +169,49 @@ export class ChatCompletions {
     const key = this.cacheTtlSecs > 0 ? cacheKey(primary.model.id, request, primary.outputTokens) : null;
     const cached = key ? await this.cache.get(key) : null;
     if (cached) {
-      this.record(caller, primary, cached, delivery);
-      return { model: primary.model, fallback: false, cache: 'hit', body: this.body(cached, request) };
+      if (request.stream !== true) await this.deliver(caller, plan, primary, cached, delivery, null);
+      return { model: primary.model, fallback: false, cache: 'hit', body: this.cachedBody(cached, plan, caller, primary, delivery) };
     }
 
     const targets = candidates.map(({ model, outputTokens }) => ({
       provider: model.provider,
       call: { upstreamModel: model.upstreamModel, request, maxTokens: outputTokens, stream: request.stream === true },
     }));
-    const { index, reply } = await this.dispatcher.dispatch(targets, caller.signal);
+    let dispatched;
+    try {
+      dispatched = await this.dispatcher.dispatch(targets, caller.signal);
+    } catch (err) {
+      await delivery.abandon();
+      throw err;
+    }
+    const { index, reply } = dispatched;
     const candidate = candidates[index];
     const cacheable = key !== null && index === 0 ? key : null;
     if (reply.kind === 'json') {
       const completion = { ...reply.completion, model: candidate.model.id };
-      this.finish(caller, candidate, completion, delivery, cacheable);
+      await this.deliver(caller, plan, candidate, completion, delivery, cacheable);
       return { model: candidate.model, fallback: index > 0, cache: 'miss', body: { kind: 'json', completion } };
     }
     return {
       model: candidate.model,
       fallback: index > 0,
       cache: 'miss',
-      body: { kind: 'stream', chunks: this.relay(reply.chunks, request, caller, candidate, delivery, cacheable) },
+      body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, delivery, cacheable) },
     };
   }
 
-  /** Passes a stream through under our model id, keeping usage for the log; records once it has ended. */
+  /** Passes a stream through under our model id; once it has ended whole, completes the delivery before the client sees [DONE]. */
   private async *relay(
     chunks: AsyncIterable<ChatCompletionChunk>,
-    request: ChatRequest,
+    plan: ChatPlan,
     caller: ChatCaller,
     candidate: PricedCandidate,
     delivery: Delivery,
     cacheable: string | null,
   ): AsyncGenerator<ChatCompletionChunk> {
     const assembler = new CompletionAssembler();
-    const showUsage = request.stream_options?.include_usage === true;
+    const showUsage = plan.request.stream_options?.include_usage === true;
+    let delivered = false;
     try {
       for await (const upstream of chunks) {
         const chunk = { ...upstream, model: candidate.model.id };
@@ -160,37 +220,41 @@ export class ChatCompletions {
         if (!showUsage) delete chunk.usage;
         yield chunk;
       }
+      const completion = assembler.result();
+      if (!completion) throw new GatewayError('provider_error', 'the upstream stream ended before the answer was complete');
+      delivered = true;
+      await this.deliver(caller, plan, candidate, completion, delivery, cacheable);
     } catch (err) {
       throw err instanceof UpstreamError ? midStreamError(err) : err;
+    } finally {
+      // Cut, failed or abandoned by the client before the end: nothing was delivered, nothing is charged.
+      if (!delivered) await delivery.abandon();
     }
-    const completion = assembler.result();
-    if (!completion) throw new GatewayError('provider_error', 'the upstream stream ended before the answer was complete');
-    this.finish(caller, candidate, completion, delivery, cacheable);
   }
 
-  private finish(caller: ChatCaller, candidate: PricedCandidate, completion: ChatCompletion, delivery: Delivery, cacheable: string | null): void {
-    this.record(caller, candidate, completion, delivery);
-    if (cacheable) this.background.run('cache write', () => this.cache.set(cacheable, completion, this.cacheTtlSecs));
-  }
-
-  private record(caller: ChatCaller, candidate: PricedCandidate, completion: ChatCompletion, delivery: Delivery): void {
+  /** The answer is whole: complete the delivery (settle a payment), then log it and cache it. */
+  private async deliver(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, completion: ChatCompletion, delivery: Delivery, cacheable: string | null): Promise<void> {
+    const charged = await delivery.complete(candidate.model.id);
     this.background.run('spend log', () =>
       this.spendLog.record({
         requestId: caller.requestId,
         payerWallet: delivery.payerWallet,
         model: candidate.model.id,
         provider: candidate.model.provider,
-        tokensIn: completion.usage?.prompt_tokens ?? 0,
+        tokensIn: completion.usage?.prompt_tokens ?? plan.inputTokens,
         tokensOut: completion.usage?.completion_tokens ?? 0,
-        amountChargedAtomic: delivery.amountChargedAtomic,
+        amountChargedAtomic: charged,
         createdAt: new Date(),
       }),
     );
+    if (cacheable) this.background.run('cache write', () => this.cache.set(cacheable, completion, this.cacheTtlSecs));
   }
 
-  private body(completion: ChatCompletion, request: ChatRequest): ServedChat['body'] {
-    if (request.stream !== true) return { kind: 'json', completion };
-    return { kind: 'stream', chunks: fromArray(completionChunks(completion, request.stream_options?.include_usage === true)) };
+  /** A cached answer in the form asked; as a stream it is paid for before its [DONE], like any other. */
+  private cachedBody(completion: ChatCompletion, plan: ChatPlan, caller: ChatCaller, primary: PricedCandidate, delivery: Delivery): ServedChat['body'] {
+    if (plan.request.stream !== true) return { kind: 'json', completion };
+    const chunks = fromArray(completionChunks(completion, true));
+    return { kind: 'stream', chunks: this.relay(chunks, plan, caller, primary, delivery, null) };
   }
 }
 

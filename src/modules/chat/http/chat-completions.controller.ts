@@ -22,6 +22,7 @@ export class ChatCompletionsController {
       clientAddress: req.gw.clientAddress,
       signal: req.gw.signal,
       paymentHeader: typeof payment === 'string' ? payment : undefined,
+      sessionId: session,
     });
     const debug = req.headers['x-gw-debug'] === 'true';
     await this.render(res, outcome, debug ? startedAt : null);
@@ -37,7 +38,7 @@ export class ChatCompletionsController {
     const { served, plan, headers } = outcome;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     if (served.fallback) res.setHeader('X-Gw-Fallback', 'true');
-    if (debugStartedAt !== null) setDebugHeaders(res, plan, debugStartedAt, served);
+    if (debugStartedAt !== null) setDebugHeaders(res, plan, debugStartedAt, served, outcome.paymentStatus ?? undefined);
     if (served.body.kind === 'json') {
       res.status(200).json(served.body.completion);
       return;

@@ -10,7 +10,10 @@ export interface Receipt {
   asset: string;
   payerWallet: string;
   payTo: string;
-  /** The payer's transaction signature (base58). */
+  /**
+   * The transaction's id (its first signature, base58). Until a sponsored transaction is settled
+   * its first slot is the gateway's, still empty, so a pending receipt holds the payer's signature.
+   */
   transactionSignature: string;
   amountQuotedAtomic: bigint;
   /** What the signed transfer moves. */
@@ -31,4 +34,6 @@ export interface ReceiptOutcome {
   settledAt: Date | null;
   /** The model that finally answered, when it differs from the quoted one (fallback). */
   model?: string;
+  /** The landed transaction's id, once known. */
+  transactionSignature?: string;
 }

@@ -1,0 +1,67 @@
+/**
+ * What a payment costs the gateway (issue 5): decoding the PAYMENT-SIGNATURE header plus verifying
+ * its transaction (no network), per request; and the end-to-end latency of paid chat requests on
+ * the local chain (verify, blockhash check, simulation, replay claim, receipt, provider, broadcast
+ * and confirmation), sequential, everything in this process on loopback.   npm run bench:payments
+ */
+import { Keypair } from '@solana/web3.js';
+import { decodePaymentSignature } from '../../libs/x402';
+import { Secret } from '../../src/config/secret';
+import { KeypairFeePayers } from '../../src/adapters/solana/keypair-fee-payers';
+import { verifyExactTransfer } from '../../src/adapters/solana/exact-transfer-verifier';
+import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld } from '../../test/support/paid-gateway';
+import { microBench, printMicroTable } from '../harness/micro-bench';
+import { percentiles } from '../harness/percentiles';
+
+const quick = process.argv.includes('--quick');
+const PAID_REQUESTS = quick ? 50 : 300;
+
+async function main(): Promise<void> {
+  const world = await startPaidWorld();
+  const gateway = await startPaidGateway(world, { GW_LOG_LEVEL: 'silent', GW_STORAGE: undefined, GW_DATA_DIR: `${require('node:os').tmpdir()}/gw-bench-${process.pid}` });
+  try {
+    const { header, amount } = await quote(gateway, chatBody());
+    const feePayers = new KeypairFeePayers([new Secret(world.feePayer.secretKey)]);
+    const expectations = { payTo: world.recipient.publicKey.toBase58(), mint: world.mint.toBase58(), minimumAmount: amount, allowDurableNonce: false };
+    const clientPaid = specPaymentHeader(world, header);
+    const sponsored = specPaymentHeader(world, header, { layout: 'sponsored', casing: 'camel' });
+    const verify = (value: string) => () => {
+      const payment = decodePaymentSignature(value);
+      return verifyExactTransfer((payment.payload as { transaction: string }).transaction, expectations, feePayers);
+    };
+    printMicroTable([
+      microBench('decode + verify, client-paid (snake_case)', verify(clientPaid), { warmup: 500, iterations: 5_000 }),
+      microBench('decode + verify, sponsored (camelCase)', verify(sponsored), { warmup: 500, iterations: 5_000 }),
+      microBench('ed25519 key pair only (reference)', () => Keypair.generate(), { warmup: 200, iterations: 2_000 }),
+    ]);
+
+    // Pre-sign every payment so the timing holds only the gateway's work.
+    const payments = Array.from({ length: PAID_REQUESTS }, () => specPaymentHeader(world, header));
+    const paid = new Float64Array(PAID_REQUESTS);
+    const quotes = new Float64Array(PAID_REQUESTS);
+    for (let i = 0; i < PAID_REQUESTS; i++) {
+      let start = performance.now();
+      await (await postChat(gateway, chatBody())).arrayBuffer();
+      quotes[i] = performance.now() - start;
+      start = performance.now();
+      const res = await postChat(gateway, chatBody(), { 'payment-signature': payments[i] });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`paid request ${i} answered ${res.status}`);
+      paid[i] = performance.now() - start;
+    }
+    const row = (name: string, samples: Float64Array) => {
+      const p = percentiles(samples);
+      return { request: name, n: samples.length, 'p50 ms': p.p50.toFixed(2), 'p90 ms': p.p90.toFixed(2), 'p99 ms': p.p99.toFixed(2) };
+    };
+    console.log('end to end on the local chain (sequential; gateway, chain and fake provider in this process):');
+    console.table([row('402 quote', quotes), row('paid, JSON, settled before the answer', paid)]);
+  } finally {
+    await gateway.close();
+    await world.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

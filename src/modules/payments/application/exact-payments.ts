@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Optional } from '@nestjs/common';
+import { PinoLogger } from 'nestjs-pino';
+import { decodePaymentSignature, PaymentPayloadError, type PaymentPayload } from '../../../../libs/x402';
+import { GatewayError } from '../../../errors/gateway-error';
+import { PaymentRejection, type VerifiedTransfer } from '../domain/exact-payment';
+import { paymentErrors } from '../domain/payment-errors';
+import type { Receipt } from '../domain/receipt';
+import { PaymentChain } from '../ports/payment-chain';
+import { NONCE_REPLAY_TTL_MS, REPLAY_TTL_MS, ReplayStore } from '../ports/replay-store';
+import { ReceiptStore } from '../ports/receipt-store';
+import { SpendPolicy } from '../ports/spend-policy';
+import { AcceptedPayment } from './accepted-payment';
+import { PaymentChallenges } from './payment-challenges';
+import { PaymentMetrics } from './payment-metrics';
+import { PaidRateLimit } from './paid-rate-limit';
+
+/** Spec 5.1: the header may hold up to 50 KB. */
+export const MAX_PAYMENT_HEADER_BYTES = 50 * 1024;
+
+/** What the paid request is, as the caller (chat, a tool, A2A) knows it. */
+export interface PaymentContext {
+  /** The endpoint path the payment must name as its resource. */
+  path: string;
+  /** The quote recomputed from this request, in atomic USDC. */
+  quote: bigint;
+  requestId: string;
+  clientAddress: string;
+  /** The quoted model, for the receipt (null on tools). */
+  model: string | null;
+}
+
+/**
+ * The `exact` scheme up to the point of serving (ARCHITECTURE.md section 3, in its order): header
+ * size, decode, resource and `accepted` against the challenge, scheme against payload, the
+ * transaction's own checks, replay look-up, the paid rate limit (keyed on the wallet whose
+ * signature just verified), blockhash, simulation, budget, the atomic replay claim, the pending
+ * receipt. Callable without HTTP: chat, tools and the A2A adapter share it. When to settle is the
+ * caller's policy (`AcceptedPayment.settle`).
+ */
+@Injectable()
+export class ExactPayments {
+  constructor(
+    private readonly challenges: PaymentChallenges,
+    private readonly chain: PaymentChain,
+    private readonly replay: ReplayStore,
+    private readonly spend: SpendPolicy,
+    private readonly rateLimit: PaidRateLimit,
+    private readonly metrics: PaymentMetrics,
+    private readonly logger: PinoLogger,
+    @Optional() private readonly receipts?: ReceiptStore,
+  ) {
+    logger.setContext(ExactPayments.name);
+  }
+
+  /** Whether payments on this gateway leave durable receipts (decides X-Gw-Receipt before a stream starts). */
+  get keepsReceipts(): boolean {
+    return this.receipts !== undefined;
+  }
+
+  async accept(header: string, context: PaymentContext): Promise<AcceptedPayment> {
+    try {
+      const payment = await this.acceptChecked(header, context);
+      this.metrics.payment('accepted');
+      return payment;
+    } catch (err) {
+      this.metrics.payment(err instanceof GatewayError ? err.type : 'error');
+      throw err;
+    }
+  }
+
+  private async acceptChecked(header: string, context: PaymentContext): Promise<AcceptedPayment> {
+    if (Buffer.byteLength(header, 'utf8') > MAX_PAYMENT_HEADER_BYTES) throw paymentErrors.tooLarge(MAX_PAYMENT_HEADER_BYTES);
+    const payload = this.decode(header);
+    this.checkTerms(payload, context);
+    const transfer = this.verify(payload, context.quote);
+    if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed();
+    const rateLimit = await this.rateLimit.admitWallet(transfer.payer);
+    await this.checkOnChain(transfer, payload);
+    const refusal = await this.spend.authorize(transfer.payer, transfer.amount);
+    if (refusal) throw refusal;
+
+    const ttl = transfer.nonceAccount === null ? REPLAY_TTL_MS : NONCE_REPLAY_TTL_MS;
+    if (!(await this.replay.claim(transfer.replayKey, ttl))) throw paymentErrors.replayed();
+    let receipt: Receipt | null = null;
+    try {
+      receipt = await this.writeReceipt(transfer, context, payload);
+    } catch (err) {
+      await this.replay.release(transfer.replayKey);
+      this.logger.error({ err, request_id: context.requestId }, 'could not write the pending receipt; payment refused unused');
+      throw paymentErrors.receiptsUnavailable();
+    }
+    const transaction = (payload.payload as { transaction: string }).transaction;
+    return new AcceptedPayment(transfer, transaction, receipt, rateLimit, { chain: this.chain, replay: this.replay, receipts: this.receipts, metrics: this.metrics, logger: this.logger, network: this.challenges.terms.network });
+  }
+
+  private decode(header: string): PaymentPayload {
+    try {
+      return decodePaymentSignature(header);
+    } catch (err) {
+      if (err instanceof PaymentPayloadError) throw paymentErrors.malformed(err.message);
+      throw err;
+    }
+  }
+
+  /** The payment must answer this endpoint's challenge: resource, network, asset, recipient, amount, scheme. */
+  private checkTerms(payload: PaymentPayload, context: PaymentContext): void {
+    const { terms } = this.challenges;
+    if (resourcePath(payload.resource.url) !== context.path || (payload.resource.method ?? 'POST').toUpperCase() !== 'POST') throw paymentErrors.resource(context.path);
+    const { accepted } = payload;
+    if (accepted.network !== terms.network) throw paymentErrors.network(terms.network);
+    if (accepted.asset !== terms.asset) throw paymentErrors.asset(terms.asset);
+    if (accepted.payTo !== terms.payTo) throw paymentErrors.recipient(terms.payTo);
+    if (accepted.scheme === 'channel' || payload.payload.kind === 'channel') throw paymentErrors.channelUnavailable();
+    if (accepted.scheme !== 'exact') throw paymentErrors.scheme(accepted.scheme);
+    if (payload.payload.kind !== 'exact') throw paymentErrors.schemeMismatch(accepted.scheme, payload.payload.kind);
+    const paid = BigInt(accepted.amount);
+    if (paid < context.quote) throw paymentErrors.insufficient(paid, context.quote);
+  }
+
+  private verify(payload: PaymentPayload, quote: bigint): VerifiedTransfer {
+    const { terms } = this.challenges;
+    try {
+      return this.chain.verifyTransfer((payload.payload as { transaction: string }).transaction, {
+        payTo: terms.payTo,
+        mint: terms.asset,
+        minimumAmount: quote,
+        allowDurableNonce: this.replay.durable(),
+      });
+    } catch (err) {
+      if (!(err instanceof PaymentRejection)) throw err;
+      this.logger.info({ reason: err.reason }, 'payment transaction refused');
+      throw paymentErrors.unverifiable();
+    }
+  }
+
+  /** Blockhash still live, then a simulation; an RPC that cannot answer means the payment cannot be confirmed. */
+  private async checkOnChain(transfer: VerifiedTransfer, payload: PaymentPayload): Promise<void> {
+    try {
+      if (!(await this.chain.blockhashValid(transfer))) throw paymentErrors.expired();
+      const simulation = await this.chain.simulate((payload.payload as { transaction: string }).transaction);
+      if (!simulation.ok) {
+        this.logger.info({ reason: simulation.reason, detail: simulation.detail }, 'payment simulation failed');
+        throw simulation.reason === 'insufficient-funds' ? paymentErrors.unfunded() : paymentErrors.unverifiable();
+      }
+    } catch (err) {
+      if (err instanceof GatewayError) throw err;
+      this.logger.warn({ err }, 'solana rpc unavailable while checking a payment');
+      throw paymentErrors.unconfirmed();
+    }
+  }
+
+  private async writeReceipt(transfer: VerifiedTransfer, context: PaymentContext, payload: PaymentPayload): Promise<Receipt | null> {
+    if (!this.receipts) return null;
+    const receipt: Receipt = {
+      id: randomUUID(),
+      status: 'pending',
+      scheme: 'exact',
+      network: payload.accepted.network,
+      asset: payload.accepted.asset,
+      payerWallet: transfer.payer,
+      payTo: payload.accepted.payTo,
+      transactionSignature: transfer.signature,
+      amountQuotedAtomic: context.quote,
+      amountPaidAtomic: transfer.amount,
+      amountChargedAtomic: 0n,
+      endpoint: context.path,
+      model: context.model,
+      requestId: context.requestId,
+      createdAt: new Date(),
+      settledAt: null,
+    };
+    await this.receipts.create(receipt);
+    return receipt;
+  }
+}
+
+/** The path of a resource URL, which clients send as the bare path or as an absolute URL. */
+function resourcePath(url: string): string {
+  if (url.startsWith('/')) return url;
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { RateLimiter } from '../../rate-limits/application/rate-limiter';
+import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
+
+/** Spec 8: clients that cannot be identified share one bucket of this size. */
+const UNKNOWN_CLIENT_LIMIT = 10;
+
+/**
+ * The paid rate limit (spec 8): GW_RATE_LIMIT_MAX per 60 s per payer wallet, taken from a
+ * transaction whose signature verified (so nobody can exhaust another wallet's bucket); requests
+ * without a verified wallet (quotes) count per client IP.
+ */
+@Injectable()
+export class PaidRateLimit {
+  private readonly limit: number;
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    config: GatewayConfig,
+  ) {
+    this.limit = config.limits.rateLimitMax;
+  }
+
+  admitWallet(wallet: string): Promise<RateDecision> {
+    return this.limiter.admit([{ key: `paid:wallet:${wallet}`, limit: this.limit }]);
+  }
+
+  admitClient(clientAddress: string): Promise<RateDecision> {
+    return this.limiter.admit([
+      clientAddress === 'unknown' ? { key: 'paid:ip:unknown', limit: UNKNOWN_CLIENT_LIMIT } : { key: `paid:ip:${clientAddress}`, limit: this.limit },
+    ]);
+  }
+}

@@ -1,0 +1,23 @@
+import { GatewayError } from '../../../errors/gateway-error';
+import { PAYMENT_VERIFICATION_FAILED } from './exact-payment';
+
+/** The refusals of a payment (spec 7), each with the spec's wording where it has one. */
+export const paymentErrors = {
+  tooLarge: (limit: number) => new GatewayError('invalid_payment', `PAYMENT-SIGNATURE exceeds ${limit / 1024} KB`),
+  malformed: (detail: string) => new GatewayError('invalid_payment', `malformed PAYMENT-SIGNATURE header: ${detail}`),
+  resource: (path: string) => new GatewayError('bad_request', `payment resource does not match this endpoint; use the resource advertised in the 402 (POST ${path})`),
+  network: (network: string) => new GatewayError('bad_request', `payment network does not match; use the network advertised in the 402 (${network})`),
+  asset: (asset: string) => new GatewayError('bad_request', `payment asset does not match; use the asset advertised in the 402 (${asset})`),
+  recipient: (payTo: string) => new GatewayError('bad_request', `payment recipient does not match; use the pay_to advertised in the 402 (${payTo})`),
+  insufficient: (paid: bigint, cost: bigint) => new GatewayError('bad_request', `payment amount insufficient: paid ${paid} but cost is ${cost} atomic USDC`),
+  scheme: (scheme: string) => new GatewayError('bad_request', `payment scheme ${scheme} is not accepted on this endpoint; use exact`),
+  schemeMismatch: (scheme: string, payload: string) => new GatewayError('bad_request', `payment scheme ${scheme} does not match its ${payload} payload`),
+  channelUnavailable: () => new GatewayError('not_found', 'channel payments are not available on this gateway'),
+  replayed: () => new GatewayError('invalid_payment', 'transaction has already been used; each payment signature may only be submitted once'),
+  unverifiable: () => new GatewayError('invalid_payment', PAYMENT_VERIFICATION_FAILED),
+  expired: () => new GatewayError('invalid_payment', 'payment transaction blockhash has expired; sign a new payment and retry'),
+  unconfirmed: () => new GatewayError('invalid_payment', 'Payment transaction could not be confirmed. Please retry.'),
+  unfunded: () => new GatewayError('invalid_payment', 'payer has insufficient funds on chain for this payment'),
+  receiptsUnavailable: () => new GatewayError('service_unavailable', 'receipt storage is unavailable; the payment was not used, retry shortly'),
+  settlementFailed: () => new GatewayError('settlement_failed', 'the payment could not be settled on chain; the answer was not delivered and the receipt records the attempt'),
+};
