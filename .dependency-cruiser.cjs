@@ -13,9 +13,7 @@ const INFRASTRUCTURE = [
   'redis',
   'express',
   'body-parser',
-  'nestjs-pino',
   'pino',
-  'pino-http',
   'prom-client',
 ];
 const pattern = `(^|node_modules/)(${INFRASTRUCTURE.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})(/|$)`;

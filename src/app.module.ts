@@ -1,6 +1,5 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { RedisModule } from './adapters/redis/redis.module';
 import { StorageModule } from './adapters/storage.module';
@@ -9,7 +8,8 @@ import { BodyLimits, ROUTE_BODY_LIMITS } from './http/body-limits';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { HttpEdgeModule } from './http/http-edge.module';
 import { CoreModule } from './lifecycle/core.module';
-import { loggerParams } from './logging/logger-params';
+import { LoggingModule } from './logging/logging.module';
+import { createRootLogger } from './logging/root-logger';
 import { ChatModule } from './modules/chat/chat.module';
 import { OpsModule } from './modules/ops/ops.module';
 
@@ -28,8 +28,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        // First, so its access logger is the first middleware and sees every request.
-        LoggerModule.forRoot(loggerParams(config, options.logDestination)),
+        LoggingModule.forRoot(createRootLogger(config, options.logDestination)),
         CoreModule.forRoot(config),
         StorageModule.forRoot(config.storage),
         RedisModule.forRoot(config.redisUrl),

@@ -2,12 +2,13 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
 import { AppModule, type GatewayOptions } from './app.module';
 import type { GatewayConfig } from './config/gateway-config';
 import type { ConfigNotice } from './config/load-config';
 import { GatewayHttpAdapter } from './http/gateway-http-adapter';
 import { InFlightRequests } from './lifecycle/in-flight-requests';
+import { RootLogger } from './logging/app-logger';
+import { NestLogger } from './logging/nest-logger';
 
 /** A gateway listening on its port. `close()` is the graceful shutdown. */
 export class RunningGateway {
@@ -38,8 +39,8 @@ export class RunningGateway {
   }
 
   private async shutdown(): Promise<void> {
-    const logger = this.app.get(Logger);
-    logger.log('shutdown: no longer accepting connections; draining in-flight requests');
+    const logger = this.app.get(RootLogger).pino;
+    logger.info('shutdown: no longer accepting connections; draining in-flight requests');
     // Node 19+ also closes idle keep-alive sockets here; busy ones close after their response.
     this.server.close();
     const drained = await this.app.get(InFlightRequests).drain(this.config.http.shutdownGraceMs);
@@ -60,11 +61,11 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     bufferLogs: true,
     abortOnError: false,
   });
-  const logger = app.get(Logger);
-  app.useLogger(logger);
+  const logger = app.get(RootLogger).pino;
+  app.useLogger(new NestLogger(logger));
   for (const notice of options.notices ?? []) {
     if (notice.level === 'warn') logger.warn(notice.message);
-    else logger.log(notice.message);
+    else logger.info(notice.message);
   }
   try {
     await app.listen(config.http.port, config.http.host);
@@ -73,6 +74,6 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     throw err;
   }
   const gateway = new RunningGateway(app, config);
-  logger.log(`gateway listening on ${gateway.url} (env ${config.env}, storage ${config.storage.kind}, redis ${config.redisUrl ? 'on' : 'off'})`);
+  logger.info(`gateway listening on ${gateway.url} (env ${config.env}, storage ${config.storage.kind}, redis ${config.redisUrl ? 'on' : 'off'})`);
   return gateway;
 }

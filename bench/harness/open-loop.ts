@@ -6,6 +6,8 @@ export interface LoadSpec {
   path: string;
   body: string;
   headers?: Record<string, string>;
+  /** Extra headers for the i-th request (pre-signed payments, one each). */
+  headersAt?: (i: number) => Record<string, string>;
   /** Requests per second, sent at fixed intervals whatever the server does (open loop). */
   rate: number;
   durationMs: number;
@@ -13,6 +15,8 @@ export interface LoadSpec {
   connections?: number;
   /** For streams: also time the first byte. */
   firstByte?: boolean;
+  /** The status a successful answer has (default 200); any other counts as an error. */
+  expectStatus?: number;
 }
 
 export interface LoadResult {
@@ -42,7 +46,7 @@ export async function runOpenLoop(spec: LoadSpec): Promise<LoadResult> {
   const start = performance.now();
 
   const fire = (i: number, intended: number): Promise<void> =>
-    pool.request({ method: 'POST', path: spec.path, headers, body: spec.body }).then(
+    pool.request({ method: 'POST', path: spec.path, headers: spec.headersAt ? { ...headers, ...spec.headersAt(i) } : headers, body: spec.body }).then(
       async (res) => {
         if (firstBytes) {
           for await (const chunk of res.body) {
@@ -53,7 +57,7 @@ export async function runOpenLoop(spec: LoadSpec): Promise<LoadResult> {
           await res.body.dump();
         }
         latencies[i] = performance.now() - intended;
-        if (res.statusCode >= 400) errors += 1;
+        if (res.statusCode !== (spec.expectStatus ?? 200)) errors += 1;
       },
       () => {
         latencies[i] = performance.now() - intended;

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { availableParallelism } from 'node:os';
+
+// The tests' helper under the name the benchmarks use: they listen on the port, not probe it.
 
 export interface Started {
   child: ChildProcess;
@@ -14,13 +15,13 @@ export interface Started {
  * core with the load generator), resolving once `readyUrl` answers any HTTP status. Output is
  * discarded: an access log piped back would cost the load generator's core.
  */
-export async function startPinned(script: string, env: Record<string, string>, cpu: number | null, readyUrl: string): Promise<Started> {
+export async function startPinned(script: string, env: Record<string, string>, cpu: number | null, readyUrl: string, args: string[] = []): Promise<Started> {
   const command = cpu === null ? process.execPath : 'taskset';
-  const argv = cpu === null ? [script] : ['-c', String(cpu), process.execPath, script];
+  const argv = cpu === null ? [script, ...args] : ['-c', String(cpu), process.execPath, script, ...args];
   const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode} before it was ready`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
     if (await answers(readyUrl)) break;
     if (Date.now() > deadline) throw new Error(`${script} did not answer ${readyUrl} within 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -28,7 +29,8 @@ export async function startPinned(script: string, env: Record<string, string>, c
   return {
     child,
     stop: async () => {
-      if (child.exitCode !== null) return;
+      // Already gone (by exit or by signal): its 'exit' has fired and would never fire again.
+      if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       await once(child, 'exit');
     },
@@ -42,15 +44,6 @@ async function answers(url: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** A loopback port free a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** CPU for the server under test, and CPU for the load generator and the fake, on a 2-core machine. */

@@ -4,38 +4,22 @@
  * is the difference per percentile. The gateway runs on one core, the fake and this generator on
  * the other.   npm run bench:overhead [-- --quick]
  */
-import { join } from 'node:path';
 import { runOpenLoop } from '../harness/open-loop';
 import { percentiles } from '../harness/percentiles';
-import { cpuPlan, freePort, pinSelf, startPinned } from '../harness/processes';
+import { closedPort } from '../../test/support/network';
+import { startBenchGateway, startFakeProvider } from '../harness/bench-stack';
+import { cpuPlan, pinSelf } from '../harness/processes';
 
 const quick = process.argv.includes('--quick');
 const DURATION_MS = quick ? 3_000 : 10_000;
 const RATES = [200, 1000];
-const DIST = join(__dirname, '../..');
 
 async function main(): Promise<void> {
   const cpus = cpuPlan();
   pinSelf(cpus.client);
-  const [fakePort, gatewayPort, closedRpc] = await Promise.all([freePort(), freePort(), freePort()]);
-  const fake = await startPinned(join(DIST, 'test/fakes/main.js'), { FAKE_KIND: 'openai', PORT: String(fakePort) }, cpus.client, `http://127.0.0.1:${fakePort}/`);
-  const gateway = await startPinned(
-    join(DIST, 'src/main.js'),
-    {
-      HOST: '127.0.0.1',
-      PORT: String(gatewayPort),
-      GW_STORAGE: 'none',
-      GW_RECIPIENT_WALLET: '11111111111111111111111111111111',
-      GW_SOLANA_RPC_URL: `http://127.0.0.1:${closedRpc}`,
-      NVIDIA_API_KEY: 'bench',
-      GW_NVIDIA_BASE_URL: `http://127.0.0.1:${fakePort}/v1`,
-      GW_FREE_TIER_RATE_LIMIT: '100000000',
-      GW_FREE_TIER_GLOBAL_RPM: '100000000',
-      GW_CACHE_TTL_SECS: '0',
-    },
-    cpus.server,
-    `http://127.0.0.1:${gatewayPort}/health/live`,
-  );
+  const [fakePort, gatewayPort, closedRpc] = await Promise.all([closedPort(), closedPort(), closedPort()]);
+  const fake = await startFakeProvider(fakePort, cpus.client);
+  const gateway = await startBenchGateway(gatewayPort, fakePort, cpus.server, { GW_SOLANA_RPC_URL: `http://127.0.0.1:${closedRpc}`, GW_CACHE_TTL_SECS: '0' });
   const messages = [{ role: 'user', content: 'Benchmark prompt: say hello.' }];
   const direct = { origin: `http://127.0.0.1:${fakePort}`, path: '/v1/chat/completions', body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages }), headers: { authorization: 'Bearer bench' } };
   const viaGateway = { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages }) };

@@ -87,6 +87,9 @@ export async function startRpcServers(options: RpcServerOptions): Promise<RpcEnd
   const rpcServer = createServer(serveHttp(options.handle));
   const wsServer = createServer((_req, res) => reply(res, 426, 'text/plain', 'Upgrade Required'));
   const sockets = new WebSocketServer({ server: wsServer });
+  // ws re-emits its HTTP server's errors here; a port already taken is handled by listenPortPair,
+  // and without a listener the re-emitted EADDRINUSE would be thrown as uncaught.
+  sockets.on('error', () => undefined);
   sockets.on('connection', (socket) => {
     const cleanUp = options.serveSocket(socket);
     socket.on('close', cleanUp);

@@ -1,8 +1,9 @@
 import { getAssociatedTokenAddressSync, TOKEN_PROGRAM_ID } from '@solana/spl-token';
-import { Connection, Keypair, LAMPORTS_PER_SOL, type PublicKey, VersionedTransaction } from '@solana/web3.js';
+import { Connection, type Keypair, type PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { ExactSvmScheme, toFacilitatorSvmSigner } from '@x402/svm';
 import { startLocalnet, type Localnet } from './index';
+import { fundSponsoredPayment } from './testing/sponsored-payment';
 
 const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 
@@ -27,13 +28,7 @@ describe('a payment built by the official x402 client against the localnet', () 
 
   beforeEach(async () => {
     localnet = await startLocalnet();
-    mint = localnet.createUsdcMint();
-    payer = Keypair.generate();
-    recipient = Keypair.generate();
-    feePayer = Keypair.generate();
-    localnet.fundUsdc(payer.publicKey, 10_000n);
-    localnet.createTokenAccount(recipient.publicKey);
-    localnet.airdrop(feePayer.publicKey, LAMPORTS_PER_SOL);
+    ({ mint, payer, recipient, feePayer } = fundSponsoredPayment(localnet, 10_000n));
   });
 
   afterEach(() => localnet.close());

@@ -1,6 +1,6 @@
 import { decodePaymentRequiredHeader, encodePaymentRequiredHeader, toHeaderForm } from './challenge';
 import { X402DecodeError } from './errors';
-import { CHAT, FEE_PAYER, MAINNET, PAY_TO, USDC_MINT, sampleBody } from './testing/samples';
+import { CHAT, EXACT, FEE_PAYER, sampleBody, samplePayment } from './testing/samples';
 
 const base64 = (json: string) => Buffer.from(json).toString('base64');
 
@@ -13,17 +13,8 @@ describe('the 402 challenge', () => {
       x402Version: 2,
       error: 'Payment required',
       resource: CHAT,
-      accepts: [
-        {
-          scheme: 'exact',
-          network: MAINNET,
-          amount: '21505',
-          asset: USDC_MINT,
-          payTo: PAY_TO,
-          maxTimeoutSeconds: 300,
-          extra: { decimals: 6, feePayer: FEE_PAYER },
-        },
-      ],
+      // The offer exactly as a payment for it echoes it back.
+      accepts: [samplePayment(EXACT).accepted],
     });
   });
 

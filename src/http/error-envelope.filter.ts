@@ -1,6 +1,6 @@
 import { Catch, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { PinoLogger } from 'nestjs-pino';
+import { AppLogger } from '../logging/app-logger';
 import { GatewayError } from '../errors/gateway-error';
 import { asGatewayError, failResponse, INTERNAL_ERROR_MESSAGE } from './error-response';
 import { requestPath } from './request-context';
@@ -12,7 +12,7 @@ import { requestPath } from './request-context';
  */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
-  constructor(private readonly logger: PinoLogger) {
+  constructor(private readonly logger: AppLogger) {
     logger.setContext(ErrorEnvelopeFilter.name);
   }
 

@@ -2,6 +2,7 @@ import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, typ
 import { BodyLimits } from './body-limits';
 import { ConcurrencyLimitMiddleware } from './concurrency-limit.middleware';
 import { CorsMiddleware } from './cors.middleware';
+import { EdgeChainMiddleware } from './edge-chain.middleware';
 import { HttpMetrics } from './http-metrics';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { JsonBodyMiddleware } from './json-body.middleware';
@@ -18,20 +19,20 @@ export class HttpEdgeModule implements NestModule {
   static forRoot(bodyLimits: BodyLimits): DynamicModule {
     return {
       module: HttpEdgeModule,
-      providers: [{ provide: BodyLimits, useValue: bodyLimits }, HttpMetrics],
-    };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer
-      .apply(
+      providers: [
+        { provide: BodyLimits, useValue: bodyLimits },
+        HttpMetrics,
         RequestContextMiddleware,
         HttpMetricsMiddleware,
         CorsMiddleware,
         ConcurrencyLimitMiddleware,
         RequestTimeoutMiddleware,
         JsonBodyMiddleware,
-      )
-      .forRoutes({ path: '*', method: RequestMethod.ALL });
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(EdgeChainMiddleware).forRoutes({ path: '*', method: RequestMethod.ALL });
   }
 }

@@ -19,7 +19,7 @@ export class HttpMetricsMiddleware implements NestMiddleware {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route: unknown = req.route?.path;
       const label = typeof route === 'string' && route !== MIDDLEWARE_ROUTE ? route : 'unmatched';
-      this.metrics.observe(req.method, label, res.statusCode, seconds);
+      this.metrics.observe(req.method, label, res.statusCode, seconds, req.gw.timing);
     });
     next();
   }

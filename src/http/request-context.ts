@@ -1,5 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import { StageTiming } from '../modules/ops/domain/stage-timing';
 
 /** Why a request's work was cancelled when the client went away first. */
 export class ClientDisconnected extends Error {
@@ -15,6 +16,8 @@ export class ClientDisconnected extends Error {
  */
 export class RequestContext {
   readonly #controller = new AbortController();
+  /** Upstream and payment time, for the overhead metrics. */
+  readonly timing = new StageTiming();
 
   constructor(
     /** Our id, sent back as X-Gw-Request-Id. */

@@ -1,10 +1,10 @@
-import type { PinoLogger } from 'nestjs-pino';
+import type { AppLogger } from '../logging/app-logger';
 import type { GatewayConfig } from '../config/gateway-config';
 import { BackgroundTasks } from './background-tasks';
 
-function recordingLogger(): { logger: PinoLogger; errors: unknown[][] } {
+function recordingLogger(): { logger: AppLogger; errors: unknown[][] } {
   const errors: unknown[][] = [];
-  const logger = { setContext: () => undefined, error: (...args: unknown[]) => errors.push(args), warn: () => undefined } as unknown as PinoLogger;
+  const logger = { setContext: () => undefined, error: (...args: unknown[]) => errors.push(args), warn: () => undefined } as unknown as AppLogger;
   return { logger, errors };
 }
 

@@ -1,5 +1,5 @@
 import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
-import { PinoLogger } from 'nestjs-pino';
+import { AppLogger } from '../logging/app-logger';
 import { GatewayConfig } from '../config/gateway-config';
 
 /**
@@ -11,7 +11,7 @@ export class BackgroundTasks implements BeforeApplicationShutdown {
   readonly #pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly logger: PinoLogger,
+    private readonly logger: AppLogger,
     private readonly config: GatewayConfig,
   ) {
     logger.setContext(BackgroundTasks.name);

@@ -6,6 +6,8 @@ import type { RunningGateway } from '../../src/gateway';
 import { startTestGateway, TEST_RECIPIENT_WALLET } from '../support/gateway-harness';
 
 const CHAT = '/v1/chat/completions';
+/** The worked example's exact offer (ARCHITECTURE.md): the fields the 402 body and header spell alike. */
+const WORKED_EXAMPLE_OFFER = { scheme: 'exact', network: SOLANA_MAINNET_NETWORK, amount: '21505', asset: SOLANA_MAINNET_USDC_MINT };
 
 async function post(gateway: RunningGateway, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
   const res = await fetch(`${gateway.url}${CHAT}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -70,16 +72,7 @@ describe('catalog, routing and the 402 quote', () => {
     expect(res.body).toEqual({
       x402_version: 2,
       resource: { url: CHAT, method: 'POST' },
-      accepts: [
-        {
-          scheme: 'exact',
-          network: SOLANA_MAINNET_NETWORK,
-          amount: '21505',
-          asset: SOLANA_MAINNET_USDC_MINT,
-          pay_to: TEST_RECIPIENT_WALLET,
-          max_timeout_seconds: 300,
-        },
-      ],
+      accepts: [{ ...WORKED_EXAMPLE_OFFER, pay_to: TEST_RECIPIENT_WALLET, max_timeout_seconds: 300 }],
       cost_breakdown: { provider_cost: '0.020481', platform_fee: '0.001024', total: '0.021505', currency: 'USDC', fee_percent: 5 },
       error: 'Payment required',
       extensions: { bazaar: expect.objectContaining({ info: expect.any(Object), schema: expect.any(Object) }) },
@@ -88,17 +81,7 @@ describe('catalog, routing and the 402 quote', () => {
       x402Version: 2,
       error: 'Payment required',
       resource: { url: CHAT, method: 'POST' },
-      accepts: [
-        {
-          scheme: 'exact',
-          network: SOLANA_MAINNET_NETWORK,
-          amount: '21505',
-          asset: SOLANA_MAINNET_USDC_MINT,
-          payTo: TEST_RECIPIENT_WALLET,
-          maxTimeoutSeconds: 300,
-          extra: { decimals: 6, feePayer: feePayer.publicKey.toBase58() },
-        },
-      ],
+      accepts: [{ ...WORKED_EXAMPLE_OFFER, payTo: TEST_RECIPIENT_WALLET, maxTimeoutSeconds: 300, extra: { decimals: 6, feePayer: feePayer.publicKey.toBase58() } }],
     });
     const raw = JSON.parse(Buffer.from(res.headers.get('payment-required') as string, 'base64').toString('utf8')) as Record<string, unknown>;
     expect(raw).not.toHaveProperty('extensions');

@@ -185,4 +185,10 @@ describe('the circuit breaker', () => {
     expect(health.checks.providers.anthropic).toBe('error');
     expect(health.checks.providers.nvidia).toBe('connected');
   });
+
+  it('splits request time into gateway overhead and upstream time in /metrics', async () => {
+    const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: 'Bearer breaker-test-admin-token' } })).text();
+    expect(metrics).toMatch(/gw_gateway_overhead_seconds_count\{route="\/v1\/chat\/completions"\} [1-9]/);
+    expect(metrics).toMatch(/gw_upstream_duration_seconds_count\{provider="nvidia"\} [1-9]/);
+  });
 });

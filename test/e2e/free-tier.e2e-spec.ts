@@ -1,8 +1,7 @@
-import { Redis } from 'ioredis';
 import type { RunningGateway } from '../../src/gateway';
 import { startTestGateway } from '../support/gateway-harness';
 import { postFrom, type PlainResponse } from '../support/loopback-client';
-import { REDIS_TEST_URL, serviceAvailable } from '../support/services';
+import { emptyRedisDatabase, serviceAvailable } from '../support/services';
 import { startUpstreams, writeTestCatalog, type Upstreams } from '../support/upstreams';
 
 const FREE = { model: 'nvidia/gpt-oss-120b', messages: [{ role: 'user', content: 'hello' }] };
@@ -94,11 +93,7 @@ describe('the free tier', () => {
   const describeWithRedis = serviceAvailable('redis') ? describe : describe.skip;
   describeWithRedis('with two gateways sharing Redis', () => {
     it('holds the per-client limit and the global cap across both instances', async () => {
-      // A database of its own, emptied first, so other suites' counters cannot interfere.
-      const url = `${REDIS_TEST_URL}/7`;
-      const redis = new Redis(url);
-      await redis.flushdb();
-      const limits = { REDIS_URL: url, GW_FREE_TIER_RATE_LIMIT: '2', GW_FREE_TIER_GLOBAL_RPM: '3' };
+      const limits = { REDIS_URL: await emptyRedisDatabase(7), GW_FREE_TIER_RATE_LIMIT: '2', GW_FREE_TIER_GLOBAL_RPM: '3' };
       const [one, two] = await Promise.all([gatewayWith(limits), gatewayWith(limits)]);
       try {
         expect((await send(one, '127.0.0.8')).status).toBe(200);
@@ -112,7 +107,6 @@ describe('the free tier', () => {
         expect(global.headers['x-ratelimit-limit']).toBe('3');
       } finally {
         await Promise.all([one.close(), two.close()]);
-        await redis.quit();
       }
     });
   });

@@ -1,7 +1,5 @@
-import { Redis } from 'ioredis';
-
 import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
-import { REDIS_TEST_URL, serviceAvailable } from '../support/services';
+import { emptyRedisDatabase, serviceAvailable } from '../support/services';
 
 describe('paid requests: storage off, the paid rate limit, replay across instances', () => {
   let world: PaidWorld;
@@ -61,9 +59,7 @@ describe('paid requests: storage off, the paid rate limit, replay across instanc
   const describeWithRedis = serviceAvailable('redis') ? describe : describe.skip;
   describeWithRedis('two gateways sharing Redis', () => {
     it('refuse on one instance a payment the other served', async () => {
-      const url = `${REDIS_TEST_URL}/8`;
-      const redis = new Redis(url);
-      await redis.flushdb();
+      const url = await emptyRedisDatabase(8);
       const [one, two] = await Promise.all([startPaidGateway(world, { REDIS_URL: url }), startPaidGateway(world, { REDIS_URL: url })]);
       try {
         const { header } = await quote(one, chatBody());
@@ -78,7 +74,6 @@ describe('paid requests: storage off, the paid rate limit, replay across instanc
         expect(results.filter((r) => r.status === 200)).toHaveLength(1);
       } finally {
         await Promise.all([one.close(), two.close()]);
-        await redis.quit();
       }
     });
   });

@@ -5,7 +5,7 @@ import { ExactSvmScheme } from '@x402/svm';
 import OpenAI from 'openai';
 import { decodePaymentResponseHeader } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
-import { tempDir } from '../support/gateway-harness';
+import { tempDir, TEST_ADMIN_TOKEN } from '../support/gateway-harness';
 import { paymentInstructions, transferChecked } from '../support/payment-transactions';
 import { CHAT_PATH, chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { sseData } from '../support/upstreams';
@@ -22,7 +22,7 @@ describe('x402 payments end to end on the local chain', () => {
 
   beforeAll(async () => {
     world = await startPaidWorld();
-    gateway = await startPaidGateway(world, { GW_STORAGE: undefined, GW_DATA_DIR: tempDir() });
+    gateway = await startPaidGateway(world, { GW_STORAGE: undefined, GW_DATA_DIR: tempDir(), GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
   });
   afterEach(() => world.upstreams.resetAll());
   afterAll(async () => {
@@ -160,6 +160,16 @@ describe('x402 payments end to end on the local chain', () => {
     const retried = await postChat(gateway, chatBody(), { 'payment-signature': payment });
     expect(retried.status).toBe(200);
     expect(balances()).toEqual({ payer: before.payer - amount, recipient: before.recipient + amount });
+  });
+
+  it('counts payments and settlements, and times verification and settlement, in /metrics', async () => {
+    const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).text();
+    expect(metrics).toMatch(/gw_payments_total\{outcome="accepted"\} [1-9]/);
+    expect(metrics).toMatch(/gw_payments_total\{outcome="invalid_payment"\} [1-9]/);
+    expect(metrics).toMatch(/gw_settlements_total\{result="settled"\} [1-9]/);
+    expect(metrics).toMatch(/gw_settlements_total\{result="not_charged"\} [1-9]/);
+    expect(metrics).toMatch(/gw_payment_duration_seconds_count\{stage="verify"\} [1-9]/);
+    expect(metrics).toMatch(/gw_payment_duration_seconds_count\{stage="settle"\} [1-9]/);
   });
 
   it('an expired blockhash: 402 invalid_payment', async () => {

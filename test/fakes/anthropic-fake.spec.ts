@@ -1,5 +1,6 @@
 import Anthropic, { APIConnectionError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import type { MessageCreateParamsNonStreaming, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
+import { expectAbortRecorded, useFake, weather } from '../support/spec-fakes';
 import { startAnthropicFake } from './anthropic-fake';
 import type { Fake } from './fake-server';
 
@@ -9,18 +10,15 @@ const request: MessageCreateParamsNonStreaming = {
   system: 'be brief',
   messages: [{ role: 'user', content: 'hello there' }],
 };
-const weather = { name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } };
 
 let fake: Fake;
 let client: Anthropic;
 
-beforeAll(async () => {
-  fake = await startAnthropicFake();
+useFake(startAnthropicFake, (started) => {
+  fake = started;
   // The SDK adds /v1/messages to the origin; the gateway gets fake.url, which ends in /v1.
   client = new Anthropic({ baseURL: fake.origin, apiKey: 'k', maxRetries: 0, logLevel: 'off' });
 });
-afterEach(() => fake.reset());
-afterAll(() => fake.close());
 
 async function streamEvents(): Promise<RawMessageStreamEvent[]> {
   const events: RawMessageStreamEvent[] = [];
@@ -179,9 +177,7 @@ describe('Anthropic fake, faults', () => {
     controller.abort();
 
     await expect(pending).rejects.toBeInstanceOf(APIUserAbortError);
-    const record = await fake.ended(0);
-    expect(record.aborted).toBe(true);
-    expect((record.abortedAt ?? Infinity) - abortedAt).toBeLessThan(1000);
+    await expectAbortRecorded(fake, abortedAt);
   });
 
   it('refuses a request without anthropic-version or without an API key', async () => {

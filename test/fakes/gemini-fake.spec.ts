@@ -1,4 +1,5 @@
 import { ApiError, GoogleGenAI, type GenerateContentParameters, type GenerateContentResponse } from '@google/genai';
+import { expectAbortRecorded, useFake, weather } from '../support/spec-fakes';
 import type { Fake } from './fake-server';
 import { startGeminiFake } from './gemini-fake';
 
@@ -7,18 +8,15 @@ const request: GenerateContentParameters = {
   contents: [{ role: 'user', parts: [{ text: 'hello there' }] }],
   config: { systemInstruction: 'be brief' },
 };
-const weather = { name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } };
 
 let fake: Fake;
 let client: GoogleGenAI;
 
-beforeAll(async () => {
-  fake = await startGeminiFake();
+useFake(startGeminiFake, (started) => {
+  fake = started;
   // The SDK adds /v1beta/models/{model}:... to the origin; the gateway gets fake.url, which ends in /v1beta.
   client = new GoogleGenAI({ apiKey: 'k', httpOptions: { baseUrl: fake.origin } });
 });
-afterEach(() => fake.reset());
-afterAll(() => fake.close());
 
 async function streamChunks(): Promise<GenerateContentResponse[]> {
   const chunks: GenerateContentResponse[] = [];
@@ -173,9 +171,7 @@ describe('Gemini fake, faults', () => {
     controller.abort();
 
     await expect(stream.next()).rejects.toThrow();
-    const record = await fake.ended(0);
-    expect(record.aborted).toBe(true);
-    expect((record.abortedAt ?? Infinity) - abortedAt).toBeLessThan(1000);
+    await expectAbortRecorded(fake, abortedAt);
   });
 
   it('refuses a request without an API key, or a stream without alt=sse', async () => {

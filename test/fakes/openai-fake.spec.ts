@@ -1,5 +1,6 @@
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { expectAbortRecorded, useFake, weather } from '../support/spec-fakes';
 import type { Fake } from './fake-server';
 import { startOpenAiFake } from './openai-fake';
 
@@ -10,17 +11,14 @@ const request: ChatCompletionCreateParamsNonStreaming = {
     { role: 'user', content: 'hello there' },
   ],
 };
-const weather = { name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } };
 
 let fake: Fake;
 let client: OpenAI;
 
-beforeAll(async () => {
-  fake = await startOpenAiFake();
+useFake(startOpenAiFake, (started) => {
+  fake = started;
   client = new OpenAI({ baseURL: fake.url, apiKey: 'k', maxRetries: 0, logLevel: 'off' });
 });
-afterEach(() => fake.reset());
-afterAll(() => fake.close());
 
 async function streamChunks(options: { includeUsage?: boolean } = {}): Promise<ChatCompletionChunk[]> {
   const stream = await client.chat.completions.create({ ...request, stream: true, ...(options.includeUsage && { stream_options: { include_usage: true } }) });
@@ -205,10 +203,7 @@ describe('OpenAI fake, faults', () => {
     controller.abort();
 
     await expect(pending).rejects.toBeInstanceOf(APIUserAbortError);
-    const record = await fake.ended(0);
-    expect(record.aborted).toBe(true);
-    expect(record.abortedAt).toBeGreaterThanOrEqual(abortedAt);
-    expect((record.abortedAt ?? Infinity) - abortedAt).toBeLessThan(1000);
+    await expectAbortRecorded(fake, abortedAt);
   });
 
   it('is slow to the first byte, or silent between chunks with the headers sent at once', async () => {

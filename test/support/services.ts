@@ -13,6 +13,21 @@ export function serviceAvailable(service: Service): boolean {
   return process.env[AVAILABLE_FLAG[service]] === '1';
 }
 
+/**
+ * The URL of Redis database `db`, emptied first so that other suites' keys cannot interfere: for
+ * gateways that share Redis, each suite with a database number of its own.
+ */
+export async function emptyRedisDatabase(db: number): Promise<string> {
+  const url = `${REDIS_TEST_URL}/${db}`;
+  const redis = new Redis(url);
+  try {
+    await redis.flushdb();
+  } finally {
+    await redis.quit();
+  }
+  return url;
+}
+
 export function markService(service: Service, available: boolean): void {
   process.env[AVAILABLE_FLAG[service]] = available ? '1' : '0';
 }

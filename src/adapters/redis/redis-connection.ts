@@ -1,6 +1,6 @@
 import type { OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import type { PinoLogger } from 'nestjs-pino';
+import type { AppLogger } from '../../logging/app-logger';
 import type { Secret } from '../../config/secret';
 
 /** Commands fail after this rather than wait: a slow or absent Redis must not hold requests. */
@@ -15,7 +15,7 @@ export class RedisConnection implements OnApplicationShutdown {
   readonly client: Redis;
   private down = false;
 
-  constructor(url: Secret, logger: PinoLogger) {
+  constructor(url: Secret, logger: AppLogger) {
     this.client = new Redis(url.reveal(), {
       enableOfflineQueue: false,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,

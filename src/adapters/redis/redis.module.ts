@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { PinoLogger } from 'nestjs-pino';
+import { AppLogger } from '../../logging/app-logger';
 import type { Secret } from '../../config/secret';
 import { RedisConnection } from './redis-connection';
 
@@ -17,13 +17,13 @@ export class RedisModule {
       providers: [
         {
           provide: RedisConnection,
-          useFactory: async (logger: PinoLogger) => {
+          useFactory: async (logger: AppLogger) => {
             logger.setContext(RedisConnection.name);
             const connection = new RedisConnection(url, logger);
             await connection.connected(STARTUP_WAIT_MS);
             return connection;
           },
-          inject: [PinoLogger],
+          inject: [AppLogger],
         },
       ],
       exports: [RedisConnection],

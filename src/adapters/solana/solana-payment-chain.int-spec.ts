@@ -4,6 +4,7 @@ import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm';
 import bs58 from 'bs58';
 import { startLocalnet, type Localnet } from '../../../libs/solana-localnet';
+import { fundSponsoredPayment } from '../../../libs/solana-localnet/testing/sponsored-payment';
 import { Secret } from '../../config/secret';
 import type { ExactExpectations } from '../../modules/payments/domain/exact-payment';
 import { KeypairFeePayers } from './keypair-fee-payers';
@@ -18,16 +19,8 @@ describe('SolanaPaymentChain against the localnet', () => {
 
   beforeEach(async () => {
     localnet = await startLocalnet();
-    parties = {
-      mint: localnet.createUsdcMint(),
-      payTo: Keypair.generate().publicKey,
-      payer: Keypair.generate(),
-      gatewayFeePayer: Keypair.generate(),
-      recentBlockhash: localnet.latestBlockhash().blockhash,
-    };
-    localnet.fundUsdc(parties.payer.publicKey, 10_000n);
-    localnet.createTokenAccount(parties.payTo);
-    localnet.airdrop(parties.gatewayFeePayer.publicKey, LAMPORTS_PER_SOL);
+    const { mint, payer, recipient, feePayer } = fundSponsoredPayment(localnet, 10_000n);
+    parties = { mint, payTo: recipient.publicKey, payer, gatewayFeePayer: feePayer, recentBlockhash: localnet.latestBlockhash().blockhash };
     const feePayers = new KeypairFeePayers([new Secret(parties.gatewayFeePayer.secretKey)]);
     chain = new SolanaPaymentChain(localnet.url, feePayers, { rpcTimeoutMs: 2_000, confirmationTimeoutMs: 5_000, pollIntervalMs: 50 });
     expectations = { payTo: parties.payTo.toBase58(), mint: parties.mint.toBase58(), minimumAmount: 1_000n, allowDurableNonce: false };

@@ -1,54 +1,23 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { Fake } from '../../../../test/fakes/fake-server';
+import { llmProviderFailuresContract } from '../../../../test/contracts/llm-provider-failures.contract';
 import { startAnthropicFake } from '../../../../test/fakes/anthropic-fake';
-import { Secret } from '../../../config/secret';
+import { adapterOnFake, type AdapterSetup } from '../../../../test/support/adapter-on-fake';
+import { weather } from '../../../../test/support/spec-fakes';
 import type { ChatRequest } from '../../../modules/chat/domain/chat-request';
-import type { ChatCompletion, ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
-import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
-import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
-import { UpstreamHttp } from '../upstream-http';
+import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 import { AnthropicProvider } from './anthropic-provider';
 import { anthropicChunks } from './anthropic-stream';
 
-const weather = { name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } };
 const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
 
-let fake: Fake;
-let http: UpstreamHttp;
-let provider: AnthropicProvider;
-
-beforeAll(async () => {
-  fake = await startAnthropicFake({ apiKey: 'sk-ant-test' });
-  http = new UpstreamHttp({ connectMs: 2000, firstByteMs: 5000, idleMs: 5000 });
-  provider = new AnthropicProvider({ baseUrl: fake.url, apiKey: new Secret('sk-ant-test') }, http);
-});
-afterEach(() => fake.reset());
-afterAll(async () => {
-  await http.close();
-  await fake.close();
-});
-
-function call(request: Partial<ChatRequest> = {}, stream = false): UpstreamCall {
-  return { upstreamModel: 'claude-test', request: { model: 'gateway-alias', messages: [{ role: 'user', content: 'hello there' }], ...request }, maxTokens: 321, stream };
-}
-
-async function completion(upstreamCall: UpstreamCall, signal = new AbortController().signal): Promise<ChatCompletion> {
-  const reply = await provider.send(upstreamCall, signal);
-  if (reply.kind !== 'json') throw new Error('expected a JSON reply');
-  return reply.completion;
-}
-
-async function chunks(upstreamCall: UpstreamCall): Promise<ChatCompletionChunk[]> {
-  const reply = await provider.send({ ...upstreamCall, stream: true }, new AbortController().signal);
-  if (reply.kind !== 'stream') throw new Error('expected a stream');
-  const received: ChatCompletionChunk[] = [];
-  for await (const chunk of reply.chunks) received.push(chunk);
-  return received;
-}
-
-async function sentBody(): Promise<Record<string, unknown>> {
-  return (await fake.arrived(0)).body as Record<string, unknown>;
-}
+const anthropic: AdapterSetup<AnthropicProvider> = {
+  startFake: startAnthropicFake,
+  apiKey: 'sk-ant-test',
+  adapter: (endpoint, http) => new AnthropicProvider(endpoint, http),
+  upstreamModel: 'claude-test',
+};
+const upstream = adapterOnFake(anthropic);
+const { call, completion, chunks, sentBody } = upstream;
 
 function deltas(received: ChatCompletionChunk[]): ChatCompletionChunk.Choice.Delta[] {
   return received.flatMap((chunk) => chunk.choices.map((choice) => choice.delta));
@@ -58,7 +27,7 @@ describe('AnthropicProvider, requests', () => {
   it('posts to /messages with the key, the API version, the upstream model and max_tokens = the billed cap', async () => {
     await completion(call());
 
-    const record = await fake.arrived(0);
+    const record = await upstream.fake.arrived(0);
     expect(record).toMatchObject({ method: 'POST', path: '/v1/messages', headers: { 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' } });
     expect(record.body).toEqual({ model: 'claude-test', max_tokens: 321, messages: [{ role: 'user', content: [{ type: 'text', text: 'hello there' }] }], stream: false });
   });
@@ -149,7 +118,7 @@ describe('AnthropicProvider, replies', () => {
     ['length', 'length'],
     ['content_filter', 'content_filter'],
   ] as const)('maps the stop reason for %s', async (finishReason, expected) => {
-    fake.script({ kind: 'reply', finishReason, usage: false });
+    upstream.fake.script({ kind: 'reply', finishReason, usage: false });
 
     const reply = await completion(call());
 
@@ -171,7 +140,7 @@ describe('AnthropicProvider, replies', () => {
   });
 
   it('streams no usage chunk when the provider reports none', async () => {
-    fake.script({ kind: 'reply', usage: false });
+    upstream.fake.script({ kind: 'reply', usage: false });
 
     const received = await chunks(call());
 
@@ -200,7 +169,7 @@ describe('AnthropicProvider, tool calls', () => {
   };
 
   it('sends tools, tool_use and tool_result blocks, and maps the tool_use reply back to tool_calls', async () => {
-    fake.script({ kind: 'reply', toolCalls: [weather] });
+    upstream.fake.script({ kind: 'reply', toolCalls: [weather] });
 
     const reply = await completion(call(history));
 
@@ -229,7 +198,7 @@ describe('AnthropicProvider, tool calls', () => {
   });
 
   it('streams tool calls as a named delta per call, then argument fragments under its index', async () => {
-    fake.script({ kind: 'reply', text: 'Checking.', toolCalls: [weather, { name: 'get_time', arguments: {} }] });
+    upstream.fake.script({ kind: 'reply', text: 'Checking.', toolCalls: [weather, { name: 'get_time', arguments: {} }] });
 
     const received = await chunks(call(history));
 
@@ -246,35 +215,7 @@ describe('AnthropicProvider, tool calls', () => {
 });
 
 describe('AnthropicProvider, failures', () => {
-  it.each([
-    [429, 'unavailable'],
-    [503, 'unavailable'],
-    [400, 'bad_response'],
-  ] as const)('turns HTTP %i into UpstreamError %s with the status', async (status, kind) => {
-    fake.script({ kind: 'status', status });
-
-    await expect(completion(call())).rejects.toMatchObject({ name: 'UpstreamError', provider: 'anthropic', kind, status });
-  });
-
-  it('turns a reset into unavailable and a body that is not JSON into bad_response', async () => {
-    fake.script({ kind: 'reset' }, { kind: 'malformed-json' });
-
-    await expect(completion(call())).rejects.toMatchObject({ kind: 'unavailable' });
-    await expect(completion(call())).rejects.toMatchObject({ kind: 'bad_response' });
-  });
-
-  it.each([
-    [{ kind: 'cut-stream', afterChunks: 4 }, 'unavailable'],
-    [{ kind: 'malformed-chunk' }, 'bad_response'],
-    [{ kind: 'missing-done' }, 'unavailable'],
-  ] as const)('throws while iterating a stream that goes wrong (%j)', async (behaviour, kind) => {
-    fake.script(behaviour);
-
-    const error: unknown = await chunks(call()).catch((caught: unknown) => caught);
-
-    expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).toMatchObject({ provider: 'anthropic', kind });
-  });
+  llmProviderFailuresContract({ ...anthropic, provider: 'anthropic', cutStreamAfter: 4 });
 
   it.each([
     ['overloaded_error', 'unavailable'],
@@ -294,41 +235,8 @@ describe('AnthropicProvider, failures', () => {
     await expect(consume()).rejects.toMatchObject({ name: 'UpstreamError', kind });
     expect(received).toHaveLength(1);
   });
-
-  it('rethrows the signal reason when aborted before the first byte, and the fake sees the abort', async () => {
-    fake.script({ kind: 'reply', firstByteDelayMs: 5000 });
-    const controller = new AbortController();
-    const reason = new Error('client gone');
-
-    const pending = completion(call(), controller.signal);
-    await fake.arrived(0);
-    controller.abort(reason);
-
-    await expect(pending).rejects.toBe(reason);
-    expect((await fake.ended(0)).aborted).toBe(true);
-  });
-
-  it('rethrows the signal reason when aborted mid-stream, and the fake sees the abort', async () => {
-    fake.script({ kind: 'reply', chunkDelayMs: 100 });
-    const controller = new AbortController();
-    const reason = new Error('client gone');
-    const reply = await provider.send(call({}, true), controller.signal);
-    if (reply.kind !== 'stream') throw new Error('expected a stream');
-    const iterator = reply.chunks[Symbol.asyncIterator]();
-
-    await iterator.next();
-    controller.abort(reason);
-
-    // What was already received may still come out; then the abort surfaces.
-    await expect(drain(iterator)).rejects.toBe(reason);
-    expect((await fake.ended(0)).aborted).toBe(true);
-  });
 });
 
 async function* toAsync<T>(items: T[]): AsyncGenerator<T> {
   for (const item of items) yield item;
-}
-
-async function drain(iterator: AsyncIterator<ChatCompletionChunk>): Promise<void> {
-  while (!(await iterator.next()).done);
 }

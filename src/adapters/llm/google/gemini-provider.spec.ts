@@ -1,60 +1,25 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { Fake } from '../../../../test/fakes/fake-server';
+import { llmProviderFailuresContract } from '../../../../test/contracts/llm-provider-failures.contract';
 import { startGeminiFake } from '../../../../test/fakes/gemini-fake';
-import { Secret } from '../../../config/secret';
+import { adapterOnFake, collect, type AdapterSetup } from '../../../../test/support/adapter-on-fake';
+import { weather } from '../../../../test/support/spec-fakes';
 import type { ChatRequest } from '../../../modules/chat/domain/chat-request';
-import type { ChatCompletion, ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
-import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
-import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
-import { UpstreamHttp } from '../upstream-http';
+import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 import { GeminiProvider } from './gemini-provider';
 import { geminiCompletion } from './gemini-response';
 import { geminiChunks } from './gemini-stream';
 
-const weather = { name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } };
 const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
 const CALL_ID = /^call_[0-9a-f]{24}$/;
 
-let fake: Fake;
-let http: UpstreamHttp;
-let provider: GeminiProvider;
-
-beforeAll(async () => {
-  fake = await startGeminiFake({ apiKey: 'gemini-test-key' });
-  http = new UpstreamHttp({ connectMs: 2000, firstByteMs: 5000, idleMs: 5000 });
-  provider = new GeminiProvider({ baseUrl: fake.url, apiKey: new Secret('gemini-test-key') }, http);
-});
-afterEach(() => fake.reset());
-afterAll(async () => {
-  await http.close();
-  await fake.close();
-});
-
-function call(request: Partial<ChatRequest> = {}, stream = false): UpstreamCall {
-  return { upstreamModel: 'gemini-test', request: { model: 'gateway-alias', messages: [{ role: 'user', content: 'hello there' }], ...request }, maxTokens: 321, stream };
-}
-
-async function completion(upstreamCall: UpstreamCall, signal = new AbortController().signal): Promise<ChatCompletion> {
-  const reply = await provider.send(upstreamCall, signal);
-  if (reply.kind !== 'json') throw new Error('expected a JSON reply');
-  return reply.completion;
-}
-
-async function collect(chunks: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
-  const received: ChatCompletionChunk[] = [];
-  for await (const chunk of chunks) received.push(chunk);
-  return received;
-}
-
-async function streamed(upstreamCall: UpstreamCall): Promise<ChatCompletionChunk[]> {
-  const reply = await provider.send({ ...upstreamCall, stream: true }, new AbortController().signal);
-  if (reply.kind !== 'stream') throw new Error('expected a stream');
-  return collect(reply.chunks);
-}
-
-async function sentBody(): Promise<Record<string, unknown>> {
-  return (await fake.arrived(0)).body as Record<string, unknown>;
-}
+const gemini: AdapterSetup<GeminiProvider> = {
+  startFake: startGeminiFake,
+  apiKey: 'gemini-test-key',
+  adapter: (endpoint, http) => new GeminiProvider(endpoint, http),
+  upstreamModel: 'gemini-test',
+};
+const upstream = adapterOnFake(gemini);
+const { call, completion, chunks, sentBody } = upstream;
 
 async function* events(...data: unknown[]): AsyncGenerator<EventSourceMessage> {
   for (const item of data) yield { data: typeof item === 'string' ? item : JSON.stringify(item), event: undefined, id: undefined };
@@ -64,7 +29,7 @@ describe('GeminiProvider, requests', () => {
   it('posts generateContent with the key, contents and maxOutputTokens = the billed cap', async () => {
     await completion(call());
 
-    const record = await fake.arrived(0);
+    const record = await upstream.fake.arrived(0);
     expect(record).toMatchObject({ method: 'POST', path: '/v1beta/models/gemini-test:generateContent', headers: { 'x-goog-api-key': 'gemini-test-key' } });
     expect(record.body).toEqual({ contents: [{ role: 'user', parts: [{ text: 'hello there' }] }], generationConfig: { maxOutputTokens: 321 } });
   });
@@ -176,7 +141,7 @@ describe('GeminiProvider, replies', () => {
     ['length', 'length'],
     ['content_filter', 'content_filter'],
   ] as const)('maps the finishReason for %s', async (finishReason, expected) => {
-    fake.script({ kind: 'reply', finishReason, usage: false });
+    upstream.fake.script({ kind: 'reply', finishReason, usage: false });
 
     const reply = await completion(call());
 
@@ -201,9 +166,9 @@ describe('GeminiProvider, replies', () => {
   });
 
   it('streams with alt=sse: role first, content deltas, the finish reason, then a usage chunk', async () => {
-    const received = await streamed(call());
+    const received = await chunks(call());
 
-    expect(fake.requests[0]).toMatchObject({ path: '/v1beta/models/gemini-test:streamGenerateContent', query: { alt: 'sse' } });
+    expect(upstream.fake.requests[0]).toMatchObject({ path: '/v1beta/models/gemini-test:streamGenerateContent', query: { alt: 'sse' } });
     expect(received[0].choices[0].delta).toEqual({ role: 'assistant', content: '' });
     expect(received.slice(1, -2).map((chunk) => chunk.choices[0].delta.content)).toEqual(['fake ', 'gemini ', 'reply ', 'to: ', 'hello ', 'there']);
     expect(received.at(-2)?.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }]);
@@ -238,7 +203,7 @@ describe('GeminiProvider, function calls', () => {
   };
 
   it('sends declarations, functionCall and functionResponse parts, and maps the functionCall reply back to tool_calls', async () => {
-    fake.script({ kind: 'reply', toolCalls: [weather] });
+    upstream.fake.script({ kind: 'reply', toolCalls: [weather] });
 
     const reply = await completion(call(history));
 
@@ -267,9 +232,9 @@ describe('GeminiProvider, function calls', () => {
   });
 
   it('streams function calls as whole tool call deltas with distinct ids', async () => {
-    fake.script({ kind: 'reply', text: 'Checking.', toolCalls: [weather, { name: 'get_time', arguments: {} }] });
+    upstream.fake.script({ kind: 'reply', text: 'Checking.', toolCalls: [weather, { name: 'get_time', arguments: {} }] });
 
-    const received = await streamed(call(history));
+    const received = await chunks(call(history));
 
     const toolDeltas = received.flatMap((chunk) => chunk.choices.flatMap((choice) => choice.delta.tool_calls ?? []));
     expect(toolDeltas).toEqual([
@@ -282,35 +247,7 @@ describe('GeminiProvider, function calls', () => {
 });
 
 describe('GeminiProvider, failures', () => {
-  it.each([
-    [429, 'unavailable'],
-    [503, 'unavailable'],
-    [400, 'bad_response'],
-  ] as const)('turns HTTP %i into UpstreamError %s with the status', async (status, kind) => {
-    fake.script({ kind: 'status', status });
-
-    await expect(completion(call())).rejects.toMatchObject({ name: 'UpstreamError', provider: 'google', kind, status });
-  });
-
-  it('turns a reset into unavailable and a body that is not JSON into bad_response', async () => {
-    fake.script({ kind: 'reset' }, { kind: 'malformed-json' });
-
-    await expect(completion(call())).rejects.toMatchObject({ kind: 'unavailable' });
-    await expect(completion(call())).rejects.toMatchObject({ kind: 'bad_response' });
-  });
-
-  it.each([
-    [{ kind: 'cut-stream', afterChunks: 3 }, 'unavailable'],
-    [{ kind: 'malformed-chunk' }, 'bad_response'],
-    [{ kind: 'missing-done' }, 'unavailable'],
-  ] as const)('throws while iterating a stream that goes wrong (%j)', async (behaviour, kind) => {
-    fake.script(behaviour);
-
-    const error: unknown = await streamed(call()).catch((caught: unknown) => caught);
-
-    expect(error).toBeInstanceOf(UpstreamError);
-    expect(error).toMatchObject({ provider: 'google', kind });
-  });
+  llmProviderFailuresContract({ ...gemini, provider: 'google', cutStreamAfter: 3 });
 
   it.each([
     ['UNAVAILABLE', 'unavailable'],
@@ -326,37 +263,4 @@ describe('GeminiProvider, failures', () => {
     await expect(consume()).rejects.toMatchObject({ name: 'UpstreamError', kind });
     expect(received.map((item) => item.choices[0].delta)).toEqual([{ role: 'assistant', content: '' }, { content: 'Hel' }]);
   });
-
-  it('rethrows the signal reason when aborted before the first byte, and the fake sees the abort', async () => {
-    fake.script({ kind: 'reply', firstByteDelayMs: 5000 });
-    const controller = new AbortController();
-    const reason = new Error('client gone');
-
-    const pending = completion(call(), controller.signal);
-    await fake.arrived(0);
-    controller.abort(reason);
-
-    await expect(pending).rejects.toBe(reason);
-    expect((await fake.ended(0)).aborted).toBe(true);
-  });
-
-  it('rethrows the signal reason when aborted mid-stream, and the fake sees the abort', async () => {
-    fake.script({ kind: 'reply', chunkDelayMs: 100 });
-    const controller = new AbortController();
-    const reason = new Error('client gone');
-    const reply = await provider.send(call({}, true), controller.signal);
-    if (reply.kind !== 'stream') throw new Error('expected a stream');
-    const iterator = reply.chunks[Symbol.asyncIterator]();
-
-    await iterator.next();
-    controller.abort(reason);
-
-    // What was already received may still come out; then the abort surfaces.
-    await expect(drain(iterator)).rejects.toBe(reason);
-    expect((await fake.ended(0)).aborted).toBe(true);
-  });
 });
-
-async function drain(iterator: AsyncIterator<ChatCompletionChunk>): Promise<void> {
-  while (!(await iterator.next()).done);
-}

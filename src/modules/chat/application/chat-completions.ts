@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PinoLogger } from 'nestjs-pino';
+import { AppLogger } from '../../../logging/app-logger';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import { BackgroundTasks } from '../../../lifecycle/background-tasks';
@@ -17,6 +17,7 @@ import { cacheKey } from '../domain/cache-key';
 import { candidatesWithin, quoteOf, type ChatPlan, type PricedCandidate } from '../domain/chat-plan';
 import type { ChatRequest } from '../domain/chat-request';
 import { messageText } from '../domain/chat-request';
+import type { StageTiming } from '../../ops/domain/stage-timing';
 import { CHAT_DISCOVERY } from '../domain/chat-discovery';
 import { CompletionAssembler, completionChunks } from '../domain/completion-stream';
 import { PromptGuard } from '../domain/prompt-guard';
@@ -36,6 +37,8 @@ export interface ChatCaller {
   paymentHeader: string | undefined;
   /** A valid X-Session-Id, if any. */
   sessionId: string | undefined;
+  /** Where upstream and payment time are recorded for the metrics. */
+  timing: StageTiming;
 }
 
 /** What answered and how; the body is a whole completion or a stream that ends after everything is recorded. */
@@ -83,7 +86,7 @@ export class ChatCompletions {
     private readonly cache: ResponseCache,
     private readonly spendLog: SpendLog,
     private readonly background: BackgroundTasks,
-    private readonly logger: PinoLogger,
+    private readonly logger: AppLogger,
     private readonly config: GatewayConfig,
   ) {
     this.cacheTtlSecs = config.limits.cacheTtlSecs;
@@ -109,13 +112,10 @@ export class ChatCompletions {
    */
   private async servePaid(plan: ChatPlan, caller: ChatCaller, header: string): Promise<ChatOutcome> {
     const quote = quoteOf(plan);
-    const payment = await this.payments.accept(header, {
-      path: CHAT_PATH,
-      quote: quote.total,
-      requestId: caller.requestId,
-      clientAddress: caller.clientAddress,
-      model: plan.candidates[0].model.id,
-    });
+    const verifying = performance.now();
+    const payment = await this.payments
+      .accept(header, { path: CHAT_PATH, quote: quote.total, requestId: caller.requestId, clientAddress: caller.clientAddress, model: plan.candidates[0].model.id })
+      .finally(() => caller.timing.payment('verify', performance.now() - verifying));
     const headers: Record<string, string> = {
       'X-Gw-Session': this.sessions.sign({ sid: caller.sessionId ?? caller.requestId, wallet: payment.payer, iat: Math.floor(Date.now() / 1000) }),
       ...rateLimitHeaders(payment.rateLimit),
@@ -125,7 +125,8 @@ export class ChatCompletions {
     const delivery: Delivery = {
       payerWallet: payment.payer,
       complete: async (servedModel) => {
-        const settled = await payment.settle(servedModel);
+        const settling = performance.now();
+        const settled = await payment.settle(servedModel).finally(() => caller.timing.payment('settle', performance.now() - settling));
         settledResponse = settled.paymentResponse;
         return settled.amountChargedAtomic;
       },
@@ -177,10 +178,12 @@ export class ChatCompletions {
       provider: model.provider,
       call: { upstreamModel: model.upstreamModel, request, maxTokens: outputTokens, stream: request.stream === true },
     }));
+    const calling = performance.now();
     let dispatched;
     try {
       dispatched = await this.dispatcher.dispatch(targets, caller.signal);
     } catch (err) {
+      caller.timing.upstream('none', performance.now() - calling);
       await delivery.abandon();
       throw err;
     }
@@ -188,6 +191,7 @@ export class ChatCompletions {
     const candidate = candidates[index];
     const cacheable = key !== null && index === 0 ? key : null;
     if (reply.kind === 'json') {
+      caller.timing.upstream(candidate.model.provider, performance.now() - calling);
       const completion = { ...reply.completion, model: candidate.model.id };
       await this.deliver(caller, plan, candidate, completion, delivery, cacheable);
       return { model: candidate.model, fallback: index > 0, cache: 'miss', body: { kind: 'json', completion } };
@@ -196,7 +200,7 @@ export class ChatCompletions {
       model: candidate.model,
       fallback: index > 0,
       cache: 'miss',
-      body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, delivery, cacheable) },
+      body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, delivery, cacheable, calling) },
     };
   }
 
@@ -208,6 +212,8 @@ export class ChatCompletions {
     candidate: PricedCandidate,
     delivery: Delivery,
     cacheable: string | null,
+    /** When the upstream was called; null for a cached answer replayed as a stream. */
+    calling: number | null,
   ): AsyncGenerator<ChatCompletionChunk> {
     const assembler = new CompletionAssembler();
     const showUsage = plan.request.stream_options?.include_usage === true;
@@ -220,6 +226,7 @@ export class ChatCompletions {
         if (!showUsage) delete chunk.usage;
         yield chunk;
       }
+      if (calling !== null) caller.timing.upstream(candidate.model.provider, performance.now() - calling);
       const completion = assembler.result();
       if (!completion) throw new GatewayError('provider_error', 'the upstream stream ended before the answer was complete');
       delivered = true;
@@ -254,7 +261,7 @@ export class ChatCompletions {
   private cachedBody(completion: ChatCompletion, plan: ChatPlan, caller: ChatCaller, primary: PricedCandidate, delivery: Delivery): ServedChat['body'] {
     if (plan.request.stream !== true) return { kind: 'json', completion };
     const chunks = fromArray(completionChunks(completion, true));
-    return { kind: 'stream', chunks: this.relay(chunks, plan, caller, primary, delivery, null) };
+    return { kind: 'stream', chunks: this.relay(chunks, plan, caller, primary, delivery, null, null) };
   }
 }
 

@@ -23,6 +23,7 @@ export class ChatCompletionsController {
       signal: req.gw.signal,
       paymentHeader: typeof payment === 'string' ? payment : undefined,
       sessionId: session,
+      timing: req.gw.timing,
     });
     const debug = req.headers['x-gw-debug'] === 'true';
     await this.render(res, outcome, debug ? startedAt : null);

@@ -1,6 +1,6 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
-import { PinoLogger } from 'nestjs-pino';
+import { AppLogger } from '../../../logging/app-logger';
 import { ProviderRegistry } from '../../providers/application/provider-registry';
 import type { DependencyChecks, DependencyState } from '../domain/health';
 import { DependencyProbe, HealthProbes } from '../ports/dependency-probe';
@@ -26,7 +26,7 @@ export class HealthService {
     private readonly terminus: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly providers: ProviderRegistry,
-    private readonly logger: PinoLogger,
+    private readonly logger: AppLogger,
   ) {
     logger.setContext(HealthService.name);
   }

@@ -1,4 +1,4 @@
-import type { PinoLogger } from 'nestjs-pino';
+import type { AppLogger } from '../../../logging/app-logger';
 import { encodePaymentResponseHeader } from '../../../../libs/x402';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { VerifiedTransfer } from '../domain/exact-payment';
@@ -21,7 +21,7 @@ interface Collaborators {
   replay: ReplayStore;
   receipts: ReceiptStore | undefined;
   metrics: PaymentMetrics;
-  logger: PinoLogger;
+  logger: AppLogger;
   network: string;
 }
 

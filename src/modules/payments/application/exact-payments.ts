@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Optional } from '@nestjs/common';
-import { PinoLogger } from 'nestjs-pino';
+import { AppLogger } from '../../../logging/app-logger';
 import { decodePaymentSignature, PaymentPayloadError, type PaymentPayload } from '../../../../libs/x402';
 import { GatewayError } from '../../../errors/gateway-error';
 import { PaymentRejection, type VerifiedTransfer } from '../domain/exact-payment';
@@ -47,7 +47,7 @@ export class ExactPayments {
     private readonly spend: SpendPolicy,
     private readonly rateLimit: PaidRateLimit,
     private readonly metrics: PaymentMetrics,
-    private readonly logger: PinoLogger,
+    private readonly logger: AppLogger,
     @Optional() private readonly receipts?: ReceiptStore,
   ) {
     logger.setContext(ExactPayments.name);

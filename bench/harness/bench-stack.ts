@@ -1,0 +1,38 @@
+import { join } from 'node:path';
+import { startPinned, type Started } from './processes';
+
+/** The compiled tree (dist/) and the repository, from dist/bench/harness. */
+export const DIST = join(__dirname, '../..');
+export const REPO = join(__dirname, '../../..');
+
+/** The fake OpenAI-compatible provider as its own pinned process, answering at once. */
+export function startFakeProvider(port: number, cpu: number | null): Promise<Started> {
+  return startPinned(join(DIST, 'test/fakes/main.js'), { FAKE_KIND: 'openai', PORT: String(port) }, cpu, `http://127.0.0.1:${port}/`);
+}
+
+/**
+ * The gateway's built entry point as a pinned process on `port`, its OpenAI and NVIDIA providers
+ * pointed at the fake, storage off and every rate limit raised for the run.
+ */
+export function startBenchGateway(port: number, fakePort: number, cpu: number | null, env: Record<string, string>): Promise<Started> {
+  const fake = `http://127.0.0.1:${fakePort}/v1`;
+  return startPinned(
+    join(DIST, 'src/main.js'),
+    {
+      GW_RECIPIENT_WALLET: '11111111111111111111111111111111',
+      OPENAI_API_KEY: 'bench',
+      NVIDIA_API_KEY: 'bench',
+      ...env,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      GW_STORAGE: 'none',
+      GW_OPENAI_BASE_URL: fake,
+      GW_NVIDIA_BASE_URL: fake,
+      GW_FREE_TIER_RATE_LIMIT: '100000000',
+      GW_FREE_TIER_GLOBAL_RPM: '100000000',
+      GW_RATE_LIMIT_MAX: '100000000',
+    },
+    cpu,
+    `http://127.0.0.1:${port}/health/live`,
+  );
+}

@@ -1,0 +1,147 @@
+/**
+ * `npm run bench [-- --quick]`: the gateway under open-loop load on loopback, scenario by scenario,
+ * beside the same fake provider called directly and Portkey's open-source gateway proxying to it
+ * (issue 6). The gateway and Portkey run on CPU 0; the fake provider and this load generator (and,
+ * for the paid scenario, the local chain) on CPU 1. Every rate limit is raised for the run.
+ * Prints one table per concern and writes bench/results/latest.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chatBody, quote, specPaymentHeader, startPaidWorld } from '../test/support/paid-gateway';
+import { closedPort } from '../test/support/network';
+import { runOpenLoop, type LoadResult, type LoadSpec } from './harness/open-loop';
+import { percentiles, type Percentiles } from './harness/percentiles';
+import { REPO, startBenchGateway, startFakeProvider } from './harness/bench-stack';
+import { cpuPlan, peakRssMb, pinSelf, startPinned, type Started } from './harness/processes';
+
+const quick = process.argv.includes('--quick');
+const SECONDS = quick ? 3 : 10;
+
+interface Row {
+  scenario: string;
+  rate: number;
+  achieved: number;
+  errors: number;
+  latency: Percentiles;
+  firstByte?: Percentiles;
+}
+
+async function main(): Promise<void> {
+  const cpus = cpuPlan();
+  pinSelf(cpus.client);
+  const world = await startPaidWorld(); // the local chain and wallets (this process, CPU 1)
+  const [fakePort, gatewayPort, cachedPort, portkeyPort] = await Promise.all([closedPort(), closedPort(), closedPort(), closedPort()]);
+  const fakeUrl = `http://127.0.0.1:${fakePort}`;
+  const fake = await startFakeProvider(fakePort, cpus.client);
+  // The paid scenario needs the local chain and its wallets; the others ignore them.
+  const gatewayEnv = (cacheTtl: string): Record<string, string> => ({ ...world.env, GW_CACHE_TTL_SECS: cacheTtl });
+  const rows: Row[] = [];
+  const running: Started[] = [fake];
+  const measure = async (scenario: string, spec: Omit<LoadSpec, 'durationMs'>, durationMs = SECONDS * 1000): Promise<LoadResult> => {
+    const result = await runOpenLoop({ ...spec, durationMs });
+    rows.push({
+      scenario,
+      rate: spec.rate,
+      achieved: Math.round(result.achievedRate),
+      errors: result.errors,
+      latency: percentiles(result.latenciesMs),
+      ...(result.firstByteMs ? { firstByte: percentiles(result.firstByteMs) } : {}),
+    });
+    return result;
+  };
+  try {
+    const gateway = await startBenchGateway(gatewayPort, fakePort, cpus.server, gatewayEnv('0'));
+    running.push(gateway);
+    const portkey = await startPinned(join(REPO, 'node_modules/@portkey-ai/gateway/build/start-server.js'), { PORT: String(portkeyPort) }, cpus.server, `http://127.0.0.1:${portkeyPort}/`, [`--port=${portkeyPort}`, '--headless']);
+    running.push(portkey);
+
+    const messages = [{ role: 'user', content: 'Benchmark prompt: say hello.' }];
+    const direct = { origin: fakeUrl, path: '/v1/chat/completions', body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages }), headers: { authorization: 'Bearer bench' } };
+    const free = { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages }) };
+    const viaPortkey = {
+      origin: `http://127.0.0.1:${portkeyPort}`,
+      path: '/v1/chat/completions',
+      body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages }),
+      headers: { authorization: 'Bearer bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${fakeUrl}/v1` },
+    };
+    const paidBody = chatBody();
+    const quoteSpec = { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify(paidBody) };
+
+    // Warm-up: JIT and keep-alive pools of every path measured.
+    for (const spec of [direct, free, viaPortkey, quoteSpec]) await runOpenLoop({ ...spec, rate: 300, durationMs: 2_000 });
+
+    for (const rate of [200, 1000]) {
+      await measure('fake provider directly (control)', { ...direct, rate });
+      await measure('gateway, free path', { ...free, rate });
+      await measure('Portkey gateway', { ...viaPortkey, rate });
+    }
+    for (const rate of quick ? [2500] : [1000, 2500, 3000]) await measure('gateway, 402 quote', { ...quoteSpec, rate, expectStatus: 402 });
+    await measure('gateway, free path, streamed', { ...free, body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages, stream: true }), rate: 200, firstByte: true });
+
+    // Paid: distinct payments signed in advance, settled on the local chain before each answer.
+    const paidRate = quick ? 20 : 50;
+    const gatewayClient = { url: `http://127.0.0.1:${gatewayPort}` } as Parameters<typeof quote>[0];
+    const { header } = await quote(gatewayClient, paidBody);
+    const payments = Array.from({ length: paidRate * SECONDS }, () => specPaymentHeader(world, header));
+    await measure('gateway, paid (exact, local chain)', { ...quoteSpec, rate: paidRate, headersAt: (i) => ({ 'payment-signature': payments[i] }) });
+    const rssMb = await peakRssMb(gateway.child.pid as number);
+    const portkeyRssMb = await peakRssMb(portkey.child.pid as number);
+    await gateway.stop();
+    await portkey.stop();
+
+    const cached = await startBenchGateway(cachedPort, fakePort, cpus.server, gatewayEnv('600'));
+    running.push(cached);
+    const hit = { ...free, origin: `http://127.0.0.1:${cachedPort}` };
+    await runOpenLoop({ ...hit, rate: 300, durationMs: 2_000 }); // warm-up, and the first answer fills the cache
+    await measure('gateway, cache hit', { ...hit, rate: 1000 });
+
+    report(rows, { gatewayRssMb: rssMb, portkeyRssMb, cpus });
+  } finally {
+    for (const process of running.reverse()) await process.stop();
+    await world.close();
+  }
+}
+
+function report(rows: Row[], extra: { gatewayRssMb: number | null; portkeyRssMb: number | null; cpus: ReturnType<typeof cpuPlan> }): void {
+  const ms = (n: number): string => n.toFixed(2);
+  console.log(`\nopen-loop load, ${SECONDS} s per run; gateway and Portkey on CPU ${extra.cpus.server}, fake provider and load generator on CPU ${extra.cpus.client}`);
+  console.table(
+    rows.map((r) => ({
+      scenario: r.scenario,
+      'rate/s': r.rate,
+      achieved: r.achieved,
+      errors: r.errors,
+      'p50 ms': ms(r.latency.p50),
+      'p90 ms': ms(r.latency.p90),
+      'p99 ms': ms(r.latency.p99),
+      'p99.9 ms': ms(r.latency.p999),
+      ...(r.firstByte ? { 'first byte p50/p99 ms': `${ms(r.firstByte.p50)} / ${ms(r.firstByte.p99)}` } : {}),
+    })),
+  );
+  const find = (scenario: string, rate: number): Row => rows.find((r) => r.scenario === scenario && r.rate === rate) as Row;
+  const overheads = [200, 1000].map((rate) => {
+    const control = find('fake provider directly (control)', rate).latency;
+    const ours = find('gateway, free path', rate).latency;
+    const peer = find('Portkey gateway', rate).latency;
+    const over = (p: Percentiles, k: keyof Percentiles): number => Math.max(0, p[k] - control[k]);
+    return {
+      'rate/s': rate,
+      'ours p50 ms': ms(over(ours, 'p50')),
+      'ours p99 ms': ms(over(ours, 'p99')),
+      'Portkey p50 ms': ms(over(peer, 'p50')),
+      'Portkey p99 ms': ms(over(peer, 'p99')),
+      'ratio p50 (ours/Portkey)': (over(ours, 'p50') / over(peer, 'p50')).toFixed(2),
+      'ratio p99 (ours/Portkey)': (over(ours, 'p99') / over(peer, 'p99')).toFixed(2),
+    };
+  });
+  console.log('\ngateway overhead = latency through the gateway minus latency of the fake called directly, per percentile');
+  console.table(overheads);
+  console.log(`\npeak RSS: gateway ${extra.gatewayRssMb?.toFixed(0)} MB, Portkey ${extra.portkeyRssMb?.toFixed(0)} MB`);
+  mkdirSync(join(REPO, 'bench/results'), { recursive: true });
+  writeFileSync(join(REPO, 'bench/results/latest.json'), JSON.stringify({ when: new Date().toISOString(), quick, seconds: SECONDS, rows, overheads, ...extra }, null, 2));
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
