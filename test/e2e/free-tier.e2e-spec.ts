@@ -38,6 +38,21 @@ describe('the free tier', () => {
     }
   });
 
+  it.each(['free', 'oss', 'open'])('serves the %s profile free, from a zero-priced model (debug header)', async (profile) => {
+    const gateway = await gatewayWith({ GW_FREE_TIER_RATE_LIMIT: '100', GW_FREE_TIER_GLOBAL_RPM: '100' });
+    try {
+      upstreams.anthropic.setDefault({ kind: 'status', status: 503 }); // the test catalog's first free candidate
+      const res = await send(gateway, '127.0.0.1', { ...FREE, model: profile }, { 'x-gw-debug': 'true' });
+      expect(res.status).toBe(200);
+      expect(res.headers['x-gw-profile']).toBe('free');
+      expect(res.headers['x-gw-tier']).toBe('Simple');
+      expect(res.headers['x-gw-model']).toBe('nvidia/llama-3.3-70b-instruct');
+      expect(res.headers['payment-required']).toBeUndefined();
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('per client: the 6th request in 60 s gets 429 with the spec headers, and X-Forwarded-For changes nothing', async () => {
     const gateway = await gatewayWith({});
     try {

@@ -78,7 +78,7 @@ describe('x402 payments end to end on the local chain', () => {
     const body = chatBody({ stream: true });
     const { header, amount } = await quote(gateway, body);
     const before = balances();
-    const res = await postChat(gateway, body, { 'payment-signature': specPaymentHeader(world, header, { casing: 'camel' }) });
+    const res = await postChat(gateway, body, { 'payment-signature': specPaymentHeader(world, header) });
     expect(res.headers.get('x-gw-receipt')).toMatch(/^\/v1\/receipts\//);
     const data = await sseData(res);
     expect(data[data.length - 1]).toBe('[DONE]');
@@ -170,6 +170,24 @@ describe('x402 payments end to end on the local chain', () => {
     expect(metrics).toMatch(/gw_settlements_total\{result="not_charged"\} [1-9]/);
     expect(metrics).toMatch(/gw_payment_duration_seconds_count\{stage="verify"\} [1-9]/);
     expect(metrics).toMatch(/gw_payment_duration_seconds_count\{stage="settle"\} [1-9]/);
+  });
+
+  it('a settlement that fails after the answer was ready: 500 settlement_failed, the answer withheld, the receipt says failed, nothing moved', async () => {
+    const { header } = await quote(gateway, chatBody());
+    const before = balances();
+    world.upstreams.openai.script({ kind: 'reply', firstByteDelayMs: 400 });
+    const pending = postChat(gateway, chatBody(), { 'payment-signature': specPaymentHeader(world, header) });
+    await world.upstreams.openai.arrived(0); // verified and claimed; the provider is answering
+    world.localnet.expireBlockhash(); // the transaction can no longer land
+    const res = await pending;
+    expect(res.status).toBe(500);
+    const { error } = (await res.json()) as { error: { type: string; message: string } };
+    expect(error.type).toBe('settlement_failed');
+    const receiptPath = /^the payment could not be settled on chain, so the answer was not delivered; the receipt (\/v1\/receipts\/[0-9a-f-]{36}) records the attempt$/.exec(error.message)?.[1];
+    expect(receiptPath).toBeDefined();
+    const receipt = (await (await fetch(`${gateway.url}${receiptPath}`)).json()) as Record<string, unknown>;
+    expect(receipt).toMatchObject({ status: 'failed', amount_charged_atomic: '0', settled_at: null });
+    expect(balances()).toEqual(before);
   });
 
   it('an expired blockhash: 402 invalid_payment', async () => {

@@ -74,6 +74,17 @@ describe('SolanaPaymentChain against the localnet', () => {
   });
 
   describe('broadcast', () => {
+    it('rests a fee payer that cannot pay the fee, so the next challenges advertise another key', async () => {
+      const broke = Keypair.generate(); // never funded
+      const feePayers = new KeypairFeePayers([new Secret(broke.secretKey), new Secret(parties.gatewayFeePayer.secretKey)]);
+      const pool = new SolanaPaymentChain(localnet.url, feePayers, { rpcTimeoutMs: 2_000, confirmationTimeoutMs: 5_000, pollIntervalMs: 50 });
+      const unpayable = toBase64(paymentTransaction({ ...parties, gatewayFeePayer: broke }, { layout: 'sponsored' }));
+
+      expect(await pool.broadcast(unpayable)).toMatchObject({ ok: false, reason: 'rejected' });
+      expect([feePayers.advertise(), feePayers.advertise()]).toEqual([parties.gatewayFeePayer.publicKey.toBase58(), parties.gatewayFeePayer.publicKey.toBase58()]);
+      expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
+    });
+
     it('co-signs a sponsored payment and moves exactly the amount to the recipient token account', async () => {
       const feePayerLamports = localnet.solBalance(parties.gatewayFeePayer.publicKey);
 

@@ -36,6 +36,8 @@ const TOKEN_INSUFFICIENT_FUNDS = 1;
 const NONCE_INITIALIZED = 1;
 // web3.js 1.x reports a JSON-RPC error answer to simulateTransaction only through this message prefix.
 const SIMULATION_REFUSED = 'failed to simulate transaction: ';
+// How nodes word a fee payer that cannot pay for the transaction.
+const FEE_PAYER_FAULTS = /insufficient funds for fee|InsufficientFundsForFee|AccountNotFound|Attempt to debit an account but found no record of a prior credit/i;
 
 /** PaymentChain over a Solana JSON-RPC endpoint; co-signs sponsored transactions with the gateway's fee payers. */
 export class SolanaPaymentChain extends PaymentChain {
@@ -117,10 +119,19 @@ export class SolanaPaymentChain extends PaymentChain {
       // Simulated already; the node must not retry a payment on its own.
       await this.connection.sendRawTransaction(transaction.serialize(), { skipPreflight: true, maxRetries: 0 });
     } catch (err) {
-      if (err instanceof SendTransactionError) return { ok: false, reason: 'rejected', signature, detail: err.message };
+      if (err instanceof SendTransactionError) {
+        this.restIfFeePayerAtFault(transaction, err.message);
+        return { ok: false, reason: 'rejected', signature, detail: err.message };
+      }
       // Transport failure: the node may still have received it, so its status decides.
     }
     return this.confirmation(signature);
+  }
+
+  /** Spec 8: a fee payer that could not pay (no SOL, no account) rests 60 s; other refusals are not its fault. */
+  private restIfFeePayerAtFault(transaction: VersionedTransaction, detail: string): void {
+    const feePayer = transaction.message.staticAccountKeys[0].toBase58();
+    if (this.feePayers.owns(feePayer) && FEE_PAYER_FAULTS.test(detail)) this.feePayers.markFailed(feePayer);
   }
 
   private async confirmation(signature: string): Promise<BroadcastOutcome> {

@@ -97,7 +97,7 @@ export class AcceptedPayment {
     // moving funds. An unconfirmed one may still land: its receipt stays pending, the honest state.
     if (result.reason === 'rejected') await this.deps.replay.release(this.transfer.replayKey);
     if (result.reason !== 'unconfirmed') await this.complete({ status: 'failed', amountChargedAtomic: 0n, settledAt: null });
-    throw paymentErrors.settlementFailed();
+    throw paymentErrors.settlementFailed(this.receiptPath);
   }
 
   private async complete(outcome: ReceiptOutcome): Promise<void> {

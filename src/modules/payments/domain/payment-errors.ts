@@ -19,5 +19,9 @@ export const paymentErrors = {
   unconfirmed: () => new GatewayError('invalid_payment', 'Payment transaction could not be confirmed. Please retry.'),
   unfunded: () => new GatewayError('invalid_payment', 'payer has insufficient funds on chain for this payment'),
   receiptsUnavailable: () => new GatewayError('service_unavailable', 'receipt storage is unavailable; the payment was not used, retry shortly'),
-  settlementFailed: () => new GatewayError('settlement_failed', 'the payment could not be settled on chain; the answer was not delivered and the receipt records the attempt'),
+  settlementFailed: (receiptPath: string | null) =>
+    new GatewayError(
+      'settlement_failed',
+      `the payment could not be settled on chain, so the answer was not delivered${receiptPath ? `; the receipt ${receiptPath} records the attempt` : ''}`,
+    ),
 };
