@@ -167,6 +167,13 @@ describe('the circuit breaker', () => {
     await upstreams.close();
   });
 
+  it('does not open for 4xx answers: a client cannot shut a provider for everyone with bad requests', async () => {
+    upstreams.anthropic.setDefault({ kind: 'status', status: 400 });
+    for (let i = 0; i < 6; i++) expect((await chat(gateway, { model: 'anthropic/claude-test-free' })).status).toBe(502);
+    expect(upstreams.anthropic.requests).toHaveLength(6);
+    upstreams.anthropic.reset();
+  });
+
   it('opens after 5 failures out of 5: the provider is skipped and health shows it', async () => {
     upstreams.anthropic.setDefault({ kind: 'status', status: 503 });
     for (let i = 0; i < 5; i++) expect((await chat(gateway, { model: 'anthropic/claude-test-free' })).status).toBe(503);

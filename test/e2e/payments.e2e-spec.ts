@@ -190,6 +190,42 @@ describe('x402 payments end to end on the local chain', () => {
     expect(balances()).toEqual(before);
   });
 
+  it('a client that leaves a paid stream after it began is charged, and its payment cannot be used again', async () => {
+    const body = chatBody({ stream: true });
+    const { header, amount } = await quote(gateway, body);
+    const payment = specPaymentHeader(world, header);
+    const before = balances();
+    world.upstreams.openai.script({ kind: 'reply', text: 'one two three four five six seven eight', chunkDelayMs: 150 });
+    const controller = new AbortController();
+    const res = await postChat(gateway, body, { 'payment-signature': payment }, controller.signal);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let received = '';
+    while (!received.includes('"content":"one')) received += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    await until(() => balances().recipient === before.recipient + amount);
+    expect(balances()).toEqual({ payer: before.payer - amount, recipient: before.recipient + amount });
+    const again = await postChat(gateway, body, { 'payment-signature': payment });
+    expect(again.status).toBe(402);
+    expect(await again.json()).toEqual(REPLAYED);
+  });
+
+  it('paid streams from one token account run one at a time: a second unsettled one gets 429, and only one transfer happens', async () => {
+    const body = chatBody({ stream: true });
+    const { header, amount } = await quote(gateway, body);
+    const before = balances();
+    world.upstreams.openai.script({ kind: 'reply', chunkDelayMs: 100 }, { kind: 'reply' });
+    const first = postChat(gateway, body, { 'payment-signature': specPaymentHeader(world, header) });
+    await world.upstreams.openai.arrived(0);
+    const second = await postChat(gateway, body, { 'payment-signature': specPaymentHeader(world, header) });
+    expect(second.status).toBe(429);
+    expect(second.headers.get('retry-after')).toBe('1');
+    const data = await sseData(await first);
+    expect(data[data.length - 1]).toBe('[DONE]');
+    expect(balances()).toEqual({ payer: before.payer - amount, recipient: before.recipient + amount });
+    // Once the first settled, the account is free again.
+    expect((await postChat(gateway, body, { 'payment-signature': specPaymentHeader(world, header) })).status).toBe(200);
+  });
+
   it('an expired blockhash: 402 invalid_payment', async () => {
     const { header } = await quote(gateway, chatBody());
     const payment = specPaymentHeader(world, header);
@@ -225,6 +261,14 @@ describe('x402 payments end to end on the local chain', () => {
     expect(channelRes.status).toBe(404);
   });
 });
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 function unfunded(world: PaidWorld): Keypair {
   const payer = Keypair.generate();

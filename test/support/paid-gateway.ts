@@ -59,8 +59,8 @@ export function chatBody(overrides: Record<string, unknown> = {}): Record<string
   return { model: PAID_MODEL, messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 50, ...overrides };
 }
 
-export async function postChat(gateway: RunningGateway, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${gateway.url}${CHAT_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+export async function postChat(gateway: RunningGateway, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${gateway.url}${CHAT_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
 }
 
 /** The 402 for `body`: its header form and quoted amount. */

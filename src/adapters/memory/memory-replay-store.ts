@@ -1,9 +1,13 @@
-import { ReplayStore } from '../../modules/payments/ports/replay-store';
+import { ReplayStore, ReplayStoreFull } from '../../modules/payments/ports/replay-store';
 
 /** Spec 5.3: the in-memory fallback holds about 10,000 signatures, oldest evicted first. */
 export const MEMORY_REPLAY_CAPACITY = 10_000;
 
-/** Per-instance replay protection (no Redis, or Redis failing): a bounded map of signatures with expiry. */
+/**
+ * Per-instance replay protection (no Redis, or Redis failing): a bounded map of claims with
+ * expiry. Past its capacity it drops expired claims only; a live claim is never evicted (that would
+ * re-open its payment), so when every slot is live a new claim is refused.
+ */
 export class MemoryReplayStore extends ReplayStore {
   private readonly claims = new Map<string, number>();
 
@@ -20,8 +24,9 @@ export class MemoryReplayStore extends ReplayStore {
 
   claim(signature: string, ttlMs: number): Promise<boolean> {
     if (this.live(signature)) return Promise.resolve(false);
+    if (this.claims.size >= this.capacity) this.dropExpired();
+    if (this.claims.size >= this.capacity) return Promise.reject(new ReplayStoreFull());
     this.claims.set(signature, this.now() + ttlMs);
-    if (this.claims.size > this.capacity) this.claims.delete(this.claims.keys().next().value as string);
     return Promise.resolve(true);
   }
 
@@ -32,6 +37,11 @@ export class MemoryReplayStore extends ReplayStore {
 
   durable(): boolean {
     return false;
+  }
+
+  private dropExpired(): void {
+    const now = this.now();
+    for (const [signature, expiresAt] of this.claims) if (expiresAt <= now) this.claims.delete(signature);
   }
 
   private live(signature: string): boolean {

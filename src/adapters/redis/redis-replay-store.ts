@@ -25,11 +25,16 @@ export class RedisReplayStore extends ReplayStore {
   async claim(signature: string, ttlMs: number): Promise<boolean> {
     // A claim taken in memory during an outage still counts once Redis is back.
     if (await this.fallback.seen(signature)) return false;
+    let claimed: boolean;
     try {
-      return (await this.redis.set(key(signature), '1', 'PX', ttlMs, 'NX')) === 'OK';
+      claimed = (await this.redis.set(key(signature), '1', 'PX', ttlMs, 'NX')) === 'OK';
     } catch {
       return this.fallback.claim(signature, ttlMs);
     }
+    // Written through to memory too: should Redis go away mid-request, a replay on this instance
+    // still meets the claim.
+    if (claimed) await this.fallback.claim(signature, ttlMs).catch(() => undefined);
+    return claimed;
   }
 
   async release(signature: string): Promise<void> {

@@ -192,6 +192,15 @@ describe('verifyExactTransfer', () => {
       'compute-budget',
     ],
     [
+      'a sponsored priority fee above 100,000 lamports (price and limit within their caps)',
+      () =>
+        paymentTransaction(parties, {
+          layout: 'sponsored',
+          instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 5_000_000n }), transferChecked(parties)],
+        }),
+      'compute-price',
+    ],
+    [
       'a compute-unit price without a limit',
       () => paymentTransaction(parties, { instructions: [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1n }), transferChecked(parties)] }),
       'compute-budget',

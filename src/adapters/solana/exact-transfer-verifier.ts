@@ -6,17 +6,18 @@ import { PaymentRejection, type ExactExpectations, type VerifiedTransfer } from 
 import type { FeePayers } from '../../modules/payments/ports/fee-payers';
 import { decodePaymentTransaction } from './payment-transaction-wire';
 import { solanaSignatureValid } from './solana-signature-check';
+import { USDC_DECIMALS } from '../../modules/billing/domain/atomic-usdc';
 
 /** The highest priority fee accepted (micro-lamports per compute unit), as x402 facilitators cap it. */
 export const MAX_COMPUTE_UNIT_PRICE = 5_000_000n;
-/**
- * The priority fee is price x limit, and in the sponsored layout the gateway pays it: the limit is
- * capped (the x402 client asks for 20,000) and a price needs an explicit limit, so a payment can
- * never make the gateway pay more than 1 lamport per 1,000,000 micro-lamports x 200,000 units.
- */
+/** A payment needs far less (the x402 client asks for 20,000 units); a price needs an explicit limit. */
 export const MAX_COMPUTE_UNIT_LIMIT = 200_000;
-/** USDC's decimals, which TransferChecked must state. */
-const USDC_DECIMALS = 6;
+/**
+ * In the sponsored layout the gateway pays the priority fee (price x limit / 10^6 lamports). Price
+ * and limit caps alone would let a 1-atomic-unit payment cost the gateway 0.001 SOL; the total is
+ * capped at the spec's highest price for the 20,000 units the x402 client asks for.
+ */
+export const MAX_SPONSORED_PRIORITY_LAMPORTS = 100_000n;
 /** SPL Memo (v2), which @x402/svm adds to every payment. Without accounts a memo only logs its text. */
 const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 const SET_COMPUTE_UNIT_LIMIT = 2;
@@ -35,6 +36,7 @@ interface TransferChecked {
 interface PaymentInstructions {
   transfer: TransferChecked;
   computeUnitPrice: bigint | null;
+  computeUnitLimit: number | null;
   nonce: { account: PublicKey; authority: PublicKey } | null;
 }
 
@@ -49,7 +51,7 @@ export function verifyExactTransfer(transactionBase64: string, expectations: Exa
   const { transaction, messageBytes } = decodePaymentTransaction(transactionBase64);
   const { message } = transaction;
   if (message.addressTableLookups.length > 0) throw new PaymentRejection('lookup-tables');
-  const { transfer, computeUnitPrice, nonce } = readInstructions(message, expectations.allowDurableNonce);
+  const { transfer, computeUnitPrice, computeUnitLimit, nonce } = readInstructions(message, expectations.allowDurableNonce);
 
   const mint = transfer.mint.toBase58();
   if (mint !== expectations.mint) throw new PaymentRejection('mint', mint);
@@ -62,6 +64,10 @@ export function verifyExactTransfer(transactionBase64: string, expectations: Exa
   if (feePayers.owns(payer) || feePayers.owns(source)) throw new PaymentRejection('fee-payer-transfer');
   const feePayer = message.staticAccountKeys[0].toBase58();
   const layout = feePayers.owns(feePayer) ? 'sponsored' : 'client-paid';
+  if (layout === 'sponsored' && computeUnitPrice !== null && computeUnitLimit !== null) {
+    const priorityLamports = (computeUnitPrice * BigInt(computeUnitLimit) + 999_999n) / 1_000_000n;
+    if (priorityLamports > MAX_SPONSORED_PRIORITY_LAMPORTS) throw new PaymentRejection('compute-price', `${priorityLamports} lamports of priority fee`);
+  }
   if (layout === 'sponsored' && transfer.source.equals(associatedTokenAccount(mint, feePayer))) throw new PaymentRejection('fee-payer-transfer');
 
   // Client-paid: the payer is account 0 and the only signer. Sponsored: our fee payer is account 0, the payer account 1.
@@ -98,7 +104,7 @@ function readInstructions(message: VersionedMessage, allowDurableNonce: boolean)
     return key;
   };
   let transfer: TransferChecked | null = null;
-  let computeUnitLimitSet = false;
+  let computeUnitLimit: number | null = null;
   let computeUnitPrice: bigint | null = null;
   let nonce: PaymentInstructions['nonce'] = null;
 
@@ -112,9 +118,9 @@ function readInstructions(message: VersionedMessage, allowDurableNonce: boolean)
       transfer = decoded;
     } else if (program.equals(ComputeBudgetProgram.programId)) {
       // A repeated compute-budget instruction fails the whole transaction on chain.
-      if (data[0] === SET_COMPUTE_UNIT_LIMIT && data.length === 5 && !computeUnitLimitSet) {
-        computeUnitLimitSet = true;
-        if (data.readUInt32LE(1) > MAX_COMPUTE_UNIT_LIMIT) throw new PaymentRejection('compute-budget', `limit ${data.readUInt32LE(1)}`);
+      if (data[0] === SET_COMPUTE_UNIT_LIMIT && data.length === 5 && computeUnitLimit === null) {
+        computeUnitLimit = data.readUInt32LE(1);
+        if (computeUnitLimit > MAX_COMPUTE_UNIT_LIMIT) throw new PaymentRejection('compute-budget', `limit ${computeUnitLimit}`);
       } else if (data[0] === SET_COMPUTE_UNIT_PRICE && data.length === 9 && computeUnitPrice === null) {
         computeUnitPrice = data.readBigUInt64LE(1);
         if (computeUnitPrice > MAX_COMPUTE_UNIT_PRICE) throw new PaymentRejection('compute-price', String(computeUnitPrice));
@@ -134,8 +140,8 @@ function readInstructions(message: VersionedMessage, allowDurableNonce: boolean)
     }
   }
   if (!transfer) throw new PaymentRejection('not-transfer-checked', 'no transfer');
-  if (computeUnitPrice !== null && !computeUnitLimitSet) throw new PaymentRejection('compute-budget', 'a price without a limit');
-  return { transfer, computeUnitPrice, nonce };
+  if (computeUnitPrice !== null && computeUnitLimit === null) throw new PaymentRejection('compute-budget', 'a price without a limit');
+  return { transfer, computeUnitPrice, computeUnitLimit, nonce };
 }
 
 function decodeTransferChecked(accounts: PublicKey[], data: Buffer): TransferChecked {

@@ -50,10 +50,6 @@ export class KeypairFeePayers extends FeePayers {
   markFailed(address: string): void {
     if (this.owns(address)) this.failedAt.set(address, this.now());
   }
-
-  count(): number {
-    return this.keys.length;
-  }
 }
 
 /** Node's own Ed25519 signer from a 32-byte seed (the first half of a Solana secret key), wrapped as PKCS#8. */

@@ -97,11 +97,12 @@ describe('SolanaPaymentChain against the localnet', () => {
       expect(localnet.solBalance(parties.gatewayFeePayer.publicKey)).toBeLessThan(feePayerLamports);
     });
 
-    it('refuses the same transaction a second time without moving funds again', async () => {
+    it('does not send a transaction twice: a second broadcast reports the first landing, and funds move once', async () => {
       const payment = sponsored();
-      expect(await chain.broadcast(payment)).toEqual(expect.objectContaining({ ok: true }));
+      const first = await chain.broadcast(payment);
+      expect(first).toEqual(expect.objectContaining({ ok: true }));
 
-      expect(await chain.broadcast(payment)).toEqual(expect.objectContaining({ ok: false, reason: 'duplicate' }));
+      expect(await chain.broadcast(payment)).toEqual(first);
 
       expect(localnet.sentTransactions()).toHaveLength(1);
       expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);
@@ -125,6 +126,21 @@ describe('SolanaPaymentChain against the localnet', () => {
       expect(outcome).toEqual({ ok: true, signature: bs58.encode(transaction.signatures[0]) });
       expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);
       expect(localnet.solBalance(parties.payer.publicKey)).toBeLessThan(BigInt(LAMPORTS_PER_SOL));
+    });
+
+    it('reports a transaction that already landed with an error as failed, never as paid', async () => {
+      localnet.airdrop(parties.payer.publicKey, LAMPORTS_PER_SOL);
+      const overdraft = paymentTransaction(parties, { instructions: paymentInstructions(transferChecked(parties, { amount: 10_001n })) });
+      // The payer broadcasts it first (skipPreflight lets it land, failed), then the gateway settles.
+      const sent = await fetch(localnet.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [toBase64(overdraft), { encoding: 'base64', skipPreflight: true }] }),
+      });
+      expect(((await sent.json()) as { result?: string }).result).toEqual(expect.any(String));
+
+      expect(await chain.broadcast(toBase64(overdraft))).toEqual(expect.objectContaining({ ok: false, reason: 'failed' }));
+      expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
     });
 
     it('reports a payment that landed with an error as failed', async () => {

@@ -106,11 +106,11 @@ export class SolanaPaymentChain extends PaymentChain {
     // The transaction id; for a sponsored payment, our (deterministic) Ed25519 signature.
     const signature = bs58.encode(transaction.signatures[0]);
 
-    // A cluster silently drops a resend of a landed transaction, and its status would then read as
-    // this broadcast's success: look first.
+    // Already sent (the client may broadcast its own payment too): its own status is the outcome,
+    // and only a landing without error at `confirmed` counts as paid.
     try {
       const [earlier] = (await this.connection.getSignatureStatuses([signature])).value;
-      if (earlier) return { ok: false, reason: 'duplicate', signature, detail: 'already processed' };
+      if (earlier) return this.confirmation(signature);
     } catch (err) {
       return { ok: false, reason: 'rejected', signature, detail: `status unknown: ${errorMessage(err)}` };
     }

@@ -8,6 +8,7 @@ import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { RoutingModule } from '../routing/routing.module';
 import { ChatCompletions } from './application/chat-completions';
 import { ChatPlanner } from './application/chat-planner';
+import { FreeTierLimit } from './application/free-tier-limit';
 import { ChatCompletionsController } from './http/chat-completions.controller';
 import { ResponseCache } from './ports/response-cache';
 
@@ -18,6 +19,7 @@ import { ResponseCache } from './ports/response-cache';
   providers: [
     ChatPlanner,
     ChatCompletions,
+    FreeTierLimit,
     {
       provide: ResponseCache,
       useFactory: (redis?: RedisConnection) => (redis ? new RedisResponseCache(redis.client) : new MemoryResponseCache()),

@@ -35,7 +35,7 @@ export class OpenAiCompatibleProvider extends LlmProvider {
 
   private completion(body: unknown): ChatCompletion {
     const completion = body as Partial<ChatCompletion> | null;
-    if (!completion || !Array.isArray(completion.choices) || completion.choices.some((c) => typeof c?.message !== 'object' || c.message === null)) {
+    if (!completion || !Array.isArray(completion.choices) || completion.choices.length === 0 || completion.choices.some((c) => typeof c?.message !== 'object' || c.message === null)) {
       throw new UpstreamError(this.name, 'bad_response', `${this.name} sent a completion without choices`);
     }
     return completion as ChatCompletion;

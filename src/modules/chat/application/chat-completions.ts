@@ -10,7 +10,6 @@ import { PaymentChallenges, type Challenge } from '../../payments/application/pa
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { UpstreamError } from '../../providers/domain/upstream-error';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
-import { RateLimiter } from '../../rate-limits/application/rate-limiter';
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
 import type { CatalogModel } from '../../routing/domain/catalog';
 import { cacheKey } from '../domain/cache-key';
@@ -24,6 +23,7 @@ import { PromptGuard } from '../domain/prompt-guard';
 import { SessionTokenSigner } from '../domain/session-token';
 import { ResponseCache } from '../ports/response-cache';
 import { ChatPlanner } from './chat-planner';
+import { FreeTierLimit } from './free-tier-limit';
 
 export const CHAT_PATH = '/v1/chat/completions';
 
@@ -82,12 +82,12 @@ export class ChatCompletions {
     private readonly payments: ExactPayments,
     private readonly paidRateLimit: PaidRateLimit,
     private readonly dispatcher: UpstreamDispatcher,
-    private readonly limiter: RateLimiter,
+    private readonly freeTier: FreeTierLimit,
     private readonly cache: ResponseCache,
     private readonly spendLog: SpendLog,
     private readonly background: BackgroundTasks,
     private readonly logger: AppLogger,
-    private readonly config: GatewayConfig,
+    config: GatewayConfig,
   ) {
     this.cacheTtlSecs = config.limits.cacheTtlSecs;
     this.sessions = new SessionTokenSigner(config.sessionSecret.reveal());
@@ -114,7 +114,14 @@ export class ChatCompletions {
     const quote = quoteOf(plan);
     const verifying = performance.now();
     const payment = await this.payments
-      .accept(header, { path: CHAT_PATH, quote: quote.total, requestId: caller.requestId, clientAddress: caller.clientAddress, model: plan.candidates[0].model.id })
+      .accept(header, {
+        path: CHAT_PATH,
+        quote: quote.total,
+        requestId: caller.requestId,
+        clientAddress: caller.clientAddress,
+        model: plan.candidates[0].model.id,
+        exclusiveSource: plan.request.stream === true,
+      })
       .finally(() => caller.timing.payment('verify', performance.now() - verifying));
     const headers: Record<string, string> = {
       'X-Gw-Session': this.sessions.sign({ sid: caller.sessionId ?? caller.requestId, wallet: payment.payer, iat: Math.floor(Date.now() / 1000) }),
@@ -140,12 +147,7 @@ export class ChatCompletions {
 
   /** Spec 1.8 and 8: per-IP limit, then the global cap, then the prompt guard, then the provider. A payment header is ignored. */
   private async serveFree(plan: ChatPlan, caller: ChatCaller): Promise<ChatOutcome> {
-    const { limits } = this.config;
-    const known = caller.clientAddress !== 'unknown';
-    const perClient = await this.limiter.admit([
-      known ? { key: `free:ip:${caller.clientAddress}`, limit: limits.freeTierRateLimit } : { key: 'free:ip:unknown', limit: UNKNOWN_FREE_LIMIT },
-      { key: 'free:global', limit: limits.freeTierGlobalRpm },
-    ]);
+    const perClient = await this.freeTier.admit(caller.clientAddress);
     this.inspect(plan);
     const served = await this.serve(plan, 0n, caller, FREE_DELIVERY);
     return { kind: 'served', plan, served, headers: rateLimitHeaders(perClient), paymentStatus: null };
@@ -217,7 +219,8 @@ export class ChatCompletions {
   ): AsyncGenerator<ChatCompletionChunk> {
     const assembler = new CompletionAssembler();
     const showUsage = plan.request.stream_options?.include_usage === true;
-    let delivered = false;
+    let finished = false;
+    let sent = false;
     try {
       for await (const upstream of chunks) {
         const chunk = { ...upstream, model: candidate.model.id };
@@ -225,22 +228,39 @@ export class ChatCompletions {
         if (chunk.choices.length === 0 && !showUsage) continue;
         if (!showUsage) delete chunk.usage;
         yield chunk;
+        sent = true;
       }
       if (calling !== null) caller.timing.upstream(candidate.model.provider, performance.now() - calling);
       const completion = assembler.result();
       if (!completion) throw new GatewayError('provider_error', 'the upstream stream ended before the answer was complete');
-      delivered = true;
+      finished = true;
       await this.deliver(caller, plan, candidate, completion, delivery, cacheable);
     } catch (err) {
       throw err instanceof UpstreamError ? midStreamError(err) : err;
     } finally {
-      // Cut, failed or abandoned by the client before the end: nothing was delivered, nothing is charged.
-      if (!delivered) await delivery.abandon();
+      if (!finished) {
+        // A client that walked away after the answer began has had what it paid for; leaving before
+        // [DONE] must not make a payment free and reusable. An upstream that failed, a request that
+        // timed out or a stream that never started delivered nothing: not charged.
+        if (sent && clientLeft(caller.signal)) await this.settle(caller, plan, candidate, delivery, assembler.usage());
+        else await delivery.abandon();
+      }
     }
   }
 
   /** The answer is whole: complete the delivery (settle a payment), then log it and cache it. */
   private async deliver(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, completion: ChatCompletion, delivery: Delivery, cacheable: string | null): Promise<void> {
+    // The client left while the answer was being produced: it never received it, so it is not paid for.
+    if (caller.signal.aborted) {
+      await delivery.abandon();
+      throw caller.signal.reason;
+    }
+    await this.settle(caller, plan, candidate, delivery, completion.usage);
+    if (cacheable) this.background.run('cache write', () => this.cache.set(cacheable, completion, this.cacheTtlSecs));
+  }
+
+  /** Completes the delivery (settles a payment) and writes the spend-log row with what it charged. */
+  private async settle(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, delivery: Delivery, usage: ChatCompletion['usage']): Promise<void> {
     const charged = await delivery.complete(candidate.model.id);
     this.background.run('spend log', () =>
       this.spendLog.record({
@@ -248,13 +268,12 @@ export class ChatCompletions {
         payerWallet: delivery.payerWallet,
         model: candidate.model.id,
         provider: candidate.model.provider,
-        tokensIn: completion.usage?.prompt_tokens ?? plan.inputTokens,
-        tokensOut: completion.usage?.completion_tokens ?? 0,
+        tokensIn: usage?.prompt_tokens ?? plan.inputTokens,
+        tokensOut: usage?.completion_tokens ?? 0,
         amountChargedAtomic: charged,
         createdAt: new Date(),
       }),
     );
-    if (cacheable) this.background.run('cache write', () => this.cache.set(cacheable, completion, this.cacheTtlSecs));
   }
 
   /** A cached answer in the form asked; as a stream it is paid for before its [DONE], like any other. */
@@ -265,8 +284,10 @@ export class ChatCompletions {
   }
 }
 
-/** Clients that cannot be identified share one small free bucket (spec 8). */
-const UNKNOWN_FREE_LIMIT = 2;
+/** The request was cancelled because its client went away (not because it timed out). */
+function clientLeft(signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name === 'ClientDisconnected';
+}
 
 function midStreamError(err: UpstreamError): GatewayError {
   return err.kind === 'bad_response'

@@ -11,14 +11,14 @@ export class CompletionAssembler {
   private id = '';
   private created = 0;
   private model = '';
-  private usage: ChatCompletion['usage'];
+  private reportedUsage: ChatCompletion['usage'];
   private readonly choices = new Map<number, { content: string; toolCalls: Map<number, { id: string; name: string; arguments: string }>; finish: string | null }>();
 
   add(chunk: ChatCompletionChunk): void {
     this.id ||= chunk.id;
     this.created ||= chunk.created;
     this.model ||= chunk.model;
-    if (chunk.usage) this.usage = chunk.usage;
+    if (chunk.usage) this.reportedUsage = chunk.usage;
     for (const choice of chunk.choices) {
       let state = this.choices.get(choice.index);
       if (!state) this.choices.set(choice.index, (state = { content: '', toolCalls: new Map(), finish: null }));
@@ -26,6 +26,11 @@ export class CompletionAssembler {
       for (const call of choice.delta.tool_calls ?? []) addToolCall(state.toolCalls, call);
       if (choice.finish_reason) state.finish = choice.finish_reason;
     }
+  }
+
+  /** The usage reported so far, if any. */
+  usage(): ChatCompletion['usage'] {
+    return this.reportedUsage;
   }
 
   /** The completion, or null when the stream never finished a choice (nothing worth keeping). */
@@ -46,7 +51,7 @@ export class CompletionAssembler {
           logprobs: null,
         };
       }),
-      ...(this.usage ? { usage: this.usage } : {}),
+      ...(this.reportedUsage ? { usage: this.reportedUsage } : {}),
     };
   }
 }

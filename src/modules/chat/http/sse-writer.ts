@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { Response } from 'express';
 
 /** Opens a Server-Sent Events response (spec 6.2). */
@@ -10,12 +9,28 @@ export function openEventStream(res: Response, status = 200): void {
   res.flushHeaders();
 }
 
-/** Writes each item as a `data:` event, waiting for the socket to drain rather than buffering without bound. */
+/**
+ * Writes each item as a `data:` event, waiting for the socket to drain rather than buffering
+ * without bound. Stops when the client is gone (returning ends the event source too).
+ */
 export async function writeEvents(res: Response, events: AsyncIterable<unknown>): Promise<void> {
   for await (const event of events) {
     if (res.destroyed) return;
-    if (!res.write(`data: ${JSON.stringify(event)}\n\n`)) await once(res, 'drain');
+    if (!res.write(`data: ${JSON.stringify(event)}\n\n`)) await drainedOrClosed(res);
   }
+}
+
+/** 'drain' never fires on a socket whose reader stopped and then left; 'close' does. */
+function drainedOrClosed(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
 
 /** The terminator, written only once everything before it succeeded. */

@@ -39,6 +39,8 @@ export class AcceptedPayment {
     readonly receipt: Receipt | null,
     /** The payer wallet's paid rate-limit window, for the response headers. */
     readonly rateLimit: RateDecision,
+    /** The claim on the paying account while this payment is unsettled, if the caller asked for one. */
+    private readonly sourceLock: string | null,
     private readonly deps: Collaborators,
   ) {}
 
@@ -58,7 +60,7 @@ export class AcceptedPayment {
   /** Broadcasts the payment; throws 500 `settlement_failed` (recorded on the receipt) when it did not land. */
   settle(servedModel: string | null): Promise<SettledPayment> {
     if (this.outcome) throw new Error('payment already settled or abandoned');
-    const settled = this.broadcast(servedModel);
+    const settled = this.broadcast(servedModel).finally(() => this.unlockSource());
     this.outcome = settled;
     return settled;
   }
@@ -67,7 +69,7 @@ export class AcceptedPayment {
   abandon(): Promise<void> {
     if (this.outcome) return Promise.resolve();
     const abandoned = (async () => {
-      await this.deps.replay.release(this.transfer.replayKey);
+      await Promise.all([this.deps.replay.release(this.transfer.replayKey), this.unlockSource()]);
       this.deps.metrics.settlement('not_charged');
       await this.complete({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null });
     })();
@@ -77,9 +79,8 @@ export class AcceptedPayment {
 
   private async broadcast(servedModel: string | null): Promise<SettledPayment> {
     const result = await this.deps.chain.broadcast(this.transaction);
-    // A transaction already on chain (the client sent it too) has paid all the same.
-    if (result.ok || result.reason === 'duplicate') {
-      const signature = result.signature ?? this.transfer.signature;
+    if (result.ok) {
+      const { signature } = result;
       this.deps.metrics.settlement('settled');
       await this.complete({ status: 'settled', amountChargedAtomic: this.transfer.amount, settledAt: new Date(), transactionSignature: signature, ...(servedModel ? { model: servedModel } : {}) });
       return {
@@ -98,6 +99,10 @@ export class AcceptedPayment {
     if (result.reason === 'rejected') await this.deps.replay.release(this.transfer.replayKey);
     if (result.reason !== 'unconfirmed') await this.complete({ status: 'failed', amountChargedAtomic: 0n, settledAt: null });
     throw paymentErrors.settlementFailed(this.receiptPath);
+  }
+
+  private async unlockSource(): Promise<void> {
+    if (this.sourceLock) await this.deps.replay.release(this.sourceLock);
   }
 
   private async complete(outcome: ReceiptOutcome): Promise<void> {

@@ -7,7 +7,7 @@ import { PaymentRejection, type VerifiedTransfer } from '../domain/exact-payment
 import { paymentErrors } from '../domain/payment-errors';
 import type { Receipt } from '../domain/receipt';
 import { PaymentChain } from '../ports/payment-chain';
-import { NONCE_REPLAY_TTL_MS, REPLAY_TTL_MS, ReplayStore } from '../ports/replay-store';
+import { NONCE_REPLAY_TTL_MS, REPLAY_TTL_MS, ReplayStore, ReplayStoreFull } from '../ports/replay-store';
 import { ReceiptStore } from '../ports/receipt-store';
 import { SpendPolicy } from '../ports/spend-policy';
 import { AcceptedPayment } from './accepted-payment';
@@ -28,7 +28,16 @@ export interface PaymentContext {
   clientAddress: string;
   /** The quoted model, for the receipt (null on tools). */
   model: string | null;
+  /**
+   * One unsettled payment at a time from the paying token account. For answers delivered before
+   * they settle (streams): a simulation cannot see payments still in flight, so N transactions
+   * against a balance that covers one would all pass and all be served while only one could land.
+   */
+  exclusiveSource?: boolean;
 }
+
+/** How long a source account stays locked at most: the longest request plus its settlement. */
+const SOURCE_LOCK_MS = 10 * 60 * 1000;
 
 /**
  * The `exact` scheme up to the point of serving (ARCHITECTURE.md section 3, in its order): header
@@ -53,11 +62,6 @@ export class ExactPayments {
     logger.setContext(ExactPayments.name);
   }
 
-  /** Whether payments on this gateway leave durable receipts (decides X-Gw-Receipt before a stream starts). */
-  get keepsReceipts(): boolean {
-    return this.receipts !== undefined;
-  }
-
   async accept(header: string, context: PaymentContext): Promise<AcceptedPayment> {
     try {
       const payment = await this.acceptChecked(header, context);
@@ -75,23 +79,38 @@ export class ExactPayments {
     this.checkTerms(payload, context);
     const transfer = this.verify(payload, context.quote);
     if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed();
+    await this.rateLimit.admitAttempt(context.clientAddress);
     const rateLimit = await this.rateLimit.admitWallet(transfer.payer);
     await this.checkOnChain(transfer, payload);
     const refusal = await this.spend.authorize(transfer.payer, transfer.amount);
     if (refusal) throw refusal;
 
     const ttl = transfer.nonceAccount === null ? REPLAY_TTL_MS : NONCE_REPLAY_TTL_MS;
-    if (!(await this.replay.claim(transfer.replayKey, ttl))) throw paymentErrors.replayed();
+    if (!(await this.claim(transfer.replayKey, ttl))) throw paymentErrors.replayed();
+    const sourceLock = context.exclusiveSource ? `source:${transfer.source}` : null;
+    if (sourceLock && !(await this.claim(sourceLock, SOURCE_LOCK_MS))) {
+      await this.replay.release(transfer.replayKey);
+      throw paymentErrors.sourceBusy();
+    }
     let receipt: Receipt | null = null;
     try {
       receipt = await this.writeReceipt(transfer, context, payload);
     } catch (err) {
-      await this.replay.release(transfer.replayKey);
+      await Promise.all([this.replay.release(transfer.replayKey), sourceLock ? this.replay.release(sourceLock) : undefined]);
       this.logger.error({ err, request_id: context.requestId }, 'could not write the pending receipt; payment refused unused');
       throw paymentErrors.receiptsUnavailable();
     }
     const transaction = (payload.payload as { transaction: string }).transaction;
-    return new AcceptedPayment(transfer, transaction, receipt, rateLimit, { chain: this.chain, replay: this.replay, receipts: this.receipts, metrics: this.metrics, logger: this.logger, network: this.challenges.terms.network });
+    return new AcceptedPayment(transfer, transaction, receipt, rateLimit, sourceLock, { chain: this.chain, replay: this.replay, receipts: this.receipts, metrics: this.metrics, logger: this.logger, network: this.challenges.terms.network });
+  }
+
+  private async claim(replayKey: string, ttlMs: number): Promise<boolean> {
+    try {
+      return await this.replay.claim(replayKey, ttlMs);
+    } catch (err) {
+      if (err instanceof ReplayStoreFull) throw paymentErrors.replayStoreFull();
+      throw err;
+    }
   }
 
   private decode(header: string): PaymentPayload {

@@ -5,6 +5,7 @@ import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 
 /** Spec 8: clients that cannot be identified share one bucket of this size. */
 const UNKNOWN_CLIENT_LIMIT = 10;
+const PAYMENT_ATTEMPTS_PER_LIMIT = 4;
 
 /**
  * The paid rate limit (spec 8): GW_RATE_LIMIT_MAX per 60 s per payer wallet, taken from a
@@ -24,6 +25,15 @@ export class PaidRateLimit {
 
   admitWallet(wallet: string): Promise<RateDecision> {
     return this.limiter.admit([{ key: `paid:wallet:${wallet}`, limit: this.limit }]);
+  }
+
+  /**
+   * Every payment-bearing request, before its chain look-ups: a fresh key pair per request passes
+   * the wallet limit, so the RPC calls a payment costs are bounded per client address too, at
+   * PAYMENT_ATTEMPTS_PER_LIMIT times the paid limit (room for retries beside honest traffic).
+   */
+  admitAttempt(clientAddress: string): Promise<RateDecision> {
+    return this.limiter.admit([{ key: `paid:attempt:${clientAddress}`, limit: this.limit * PAYMENT_ATTEMPTS_PER_LIMIT }]);
   }
 
   admitClient(clientAddress: string): Promise<RateDecision> {

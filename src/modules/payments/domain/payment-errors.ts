@@ -18,6 +18,14 @@ export const paymentErrors = {
   expired: () => new GatewayError('invalid_payment', 'payment transaction blockhash has expired; sign a new payment and retry'),
   unconfirmed: () => new GatewayError('invalid_payment', 'Payment transaction could not be confirmed. Please retry.'),
   unfunded: () => new GatewayError('invalid_payment', 'payer has insufficient funds on chain for this payment'),
+  sourceBusy: () =>
+    new GatewayError('rate_limit_exceeded', 'Too many requests. Please slow down.', {
+      'x-ratelimit-limit': '1',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': '1',
+      'retry-after': '1',
+    }),
+  replayStoreFull: () => new GatewayError('service_unavailable', 'too many payments in flight on this instance; retry shortly'),
   receiptsUnavailable: () => new GatewayError('service_unavailable', 'receipt storage is unavailable; the payment was not used, retry shortly'),
   settlementFailed: (receiptPath: string | null) =>
     new GatewayError(

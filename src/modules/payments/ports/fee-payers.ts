@@ -14,6 +14,4 @@ export abstract class FeePayers {
 
   /** A broadcast paid by `address` failed: rest it for the cooldown (spec 8: 60 s). */
   abstract markFailed(address: string): void;
-
-  abstract count(): number;
 }

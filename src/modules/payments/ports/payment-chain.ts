@@ -6,8 +6,6 @@ export type SimulationOutcome = { ok: true } | { ok: false; reason: 'insufficien
 export type BroadcastFailure =
   /** The node refused the transaction (or the gateway could not co-sign it); it will not land. */
   | 'rejected'
-  /** The transaction had already landed before this broadcast. */
-  | 'duplicate'
   /** It landed with an error: the fee was paid, the funds did not move. */
   | 'failed'
   /** No confirmation before the deadline; it may still land while its blockhash lives. */

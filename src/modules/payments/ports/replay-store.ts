@@ -15,6 +15,14 @@ export abstract class ReplayStore {
   abstract durable(): boolean;
 }
 
+/** Every slot of a bounded store holds a live claim: refusing is safer than forgetting one. */
+export class ReplayStoreFull extends Error {
+  override name = 'ReplayStoreFull';
+  constructor() {
+    super('replay store full of live claims');
+  }
+}
+
 /** Spec 5.3: longer than a blockhash lives (about 90 s). */
 export const REPLAY_TTL_MS = 120_000;
 /** A durable-nonce transaction stays valid until its nonce advances: 24 hours of protection. */

@@ -50,8 +50,10 @@ export class UpstreamDispatcher {
             throw signal.aborted ? signal.reason : err;
           }
           if (err.kind === 'bad_response') {
-            // The provider's own answer: count it against the provider, and do not shop it around.
-            entry.breaker.failed();
+            // Not shopped around. A malformed answer counts against the provider; a 4xx refusing
+            // this request does not, or a client could open the circuit for everyone.
+            if (err.status === undefined) entry.breaker.failed();
+            else entry.breaker.abandoned();
             refusal = err;
             break;
           }
@@ -74,6 +76,8 @@ export class UpstreamDispatcher {
     }
     const iterator = reply.chunks[Symbol.asyncIterator]();
     const first = await iterator.next();
+    // A stream with no chunk at all is not an answer; nothing was sent yet, so it is refused here.
+    if (first.done) throw new UpstreamError(entry.provider.name, 'bad_response', `${entry.provider.name} sent an empty stream`);
     return { kind: 'stream', chunks: watched(first, iterator, entry) };
   }
 }

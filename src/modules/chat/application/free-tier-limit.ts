@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { RateLimiter } from '../../rate-limits/application/rate-limiter';
+import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
+
+/** Spec 8: clients that cannot be identified share one small free bucket. */
+const UNKNOWN_CLIENT_LIMIT = 2;
+
+/**
+ * The free tier's gates, in the spec's order (8): the client's window (GW_FREE_TIER_RATE_LIMIT per
+ * TCP peer), then the global cap (GW_FREE_TIER_GLOBAL_RPM, shared through Redis when configured).
+ */
+@Injectable()
+export class FreeTierLimit {
+  constructor(
+    private readonly limiter: RateLimiter,
+    private readonly config: GatewayConfig,
+  ) {}
+
+  admit(clientAddress: string): Promise<RateDecision> {
+    const { freeTierRateLimit, freeTierGlobalRpm } = this.config.limits;
+    return this.limiter.admit([
+      clientAddress === 'unknown' ? { key: 'free:ip:unknown', limit: UNKNOWN_CLIENT_LIMIT } : { key: `free:ip:${clientAddress}`, limit: freeTierRateLimit },
+      { key: 'free:global', limit: freeTierGlobalRpm },
+    ]);
+  }
+}
