@@ -85,4 +85,15 @@ describe('the README commands', () => {
     const after = (5_000_000 - Number(amount)).toString().padStart(7, '0');
     expect(out).toContain(`Balances after\n  payer ${after.slice(0, -6)}.${after.slice(-6)} USDC, gateway recipient 0.${Number(amount).toString().padStart(6, '0')} USDC`);
   }, 180_000);
+
+  // Also here, for the same reason: it builds into dist/.
+  it('`npm run bench -- --quick` runs every scenario end to end and prints its tables', () => {
+    const run = spawnSync('npm', ['run', 'bench', '--silent', '--', '--quick'], { cwd: repo, env: { PATH: process.env.PATH, HOME: process.env.HOME ?? tempDir() }, encoding: 'utf8', timeout: 175_000 });
+    expect(run.status).toBe(0);
+    for (const scenario of ['fake provider directly (control)', 'gateway, free path', 'Portkey gateway', 'gateway, 402 quote', 'gateway, free path, streamed', 'gateway, paid (exact, local chain)', 'gateway, cache hit']) {
+      expect(run.stdout).toContain(scenario);
+    }
+    expect(run.stdout).toContain('ratio p99 (ours/Portkey)');
+    expect(run.stdout).toMatch(/peak RSS: gateway \d+ MB, Portkey \d+ MB/);
+  }, 180_000);
 });
