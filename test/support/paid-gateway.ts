@@ -10,7 +10,8 @@ import { startUpstreams, type Upstreams } from './upstreams';
 
 /** A paid model cheap enough for the official client's default $1 cap. */
 export const PAID_MODEL = 'openai/gpt-4o-mini';
-export const CHAT_PATH = '/v1/chat/completions';
+export { CHAT_PATH } from '../../src/modules/chat/application/chat-completions';
+import { CHAT_PATH } from '../../src/modules/chat/application/chat-completions';
 
 export interface PaidWorld {
   localnet: Localnet;

@@ -1,5 +1,5 @@
 import type { AppLogger } from '../../../logging/app-logger';
-import { encodePaymentResponseHeader } from '../../../../libs/x402';
+import { encodePaymentResponseHeader, type Network } from '../../../../libs/x402';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { VerifiedTransfer } from '../domain/exact-payment';
 import { paymentErrors } from '../domain/payment-errors';
@@ -22,7 +22,7 @@ interface Collaborators {
   receipts: ReceiptStore | undefined;
   metrics: PaymentMetrics;
   logger: AppLogger;
-  network: string;
+  network: Network;
 }
 
 /**
@@ -86,7 +86,7 @@ export class AcceptedPayment {
       return {
         transactionSignature: signature,
         amountChargedAtomic: this.transfer.amount,
-        paymentResponse: encodePaymentResponseHeader({ success: true, transaction: signature, network: this.deps.network as `${string}:${string}`, payer: this.transfer.payer }),
+        paymentResponse: encodePaymentResponseHeader({ success: true, transaction: signature, network: this.deps.network, payer: this.transfer.payer }),
       };
     }
     this.deps.metrics.settlement(result.reason);

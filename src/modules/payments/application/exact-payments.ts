@@ -76,12 +76,12 @@ export class ExactPayments {
   private async acceptChecked(header: string, context: PaymentContext): Promise<AcceptedPayment> {
     if (Buffer.byteLength(header, 'utf8') > MAX_PAYMENT_HEADER_BYTES) throw paymentErrors.tooLarge(MAX_PAYMENT_HEADER_BYTES);
     const payload = this.decode(header);
-    this.checkTerms(payload, context);
-    const transfer = this.verify(payload, context.quote);
+    const transaction = this.checkTerms(payload, context);
+    const transfer = this.verify(transaction, context.quote);
     if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed();
     await this.rateLimit.admitAttempt(context.clientAddress);
     const rateLimit = await this.rateLimit.admitWallet(transfer.payer);
-    await this.checkOnChain(transfer, payload);
+    await this.checkOnChain(transfer, transaction);
     const refusal = await this.spend.authorize(transfer.payer, transfer.amount);
     if (refusal) throw refusal;
 
@@ -100,7 +100,6 @@ export class ExactPayments {
       this.logger.error({ err, request_id: context.requestId }, 'could not write the pending receipt; payment refused unused');
       throw paymentErrors.receiptsUnavailable();
     }
-    const transaction = (payload.payload as { transaction: string }).transaction;
     return new AcceptedPayment(transfer, transaction, receipt, rateLimit, sourceLock, { chain: this.chain, replay: this.replay, receipts: this.receipts, metrics: this.metrics, logger: this.logger, network: this.challenges.terms.network });
   }
 
@@ -122,8 +121,11 @@ export class ExactPayments {
     }
   }
 
-  /** The payment must answer this endpoint's challenge: resource, network, asset, recipient, amount, scheme. */
-  private checkTerms(payload: PaymentPayload, context: PaymentContext): void {
+  /**
+   * The payment must answer this endpoint's challenge: resource, network, asset, recipient, amount,
+   * scheme. Returns the `exact` payload's transaction.
+   */
+  private checkTerms(payload: PaymentPayload, context: PaymentContext): string {
     const { terms } = this.challenges;
     if (resourcePath(payload.resource.url) !== context.path || (payload.resource.method ?? 'POST').toUpperCase() !== 'POST') throw paymentErrors.resource(context.path);
     const { accepted } = payload;
@@ -135,12 +137,13 @@ export class ExactPayments {
     if (payload.payload.kind !== 'exact') throw paymentErrors.schemeMismatch(accepted.scheme, payload.payload.kind);
     const paid = BigInt(accepted.amount);
     if (paid < context.quote) throw paymentErrors.insufficient(paid, context.quote);
+    return payload.payload.transaction;
   }
 
-  private verify(payload: PaymentPayload, quote: bigint): VerifiedTransfer {
+  private verify(transaction: string, quote: bigint): VerifiedTransfer {
     const { terms } = this.challenges;
     try {
-      return this.chain.verifyTransfer((payload.payload as { transaction: string }).transaction, {
+      return this.chain.verifyTransfer(transaction, {
         payTo: terms.payTo,
         mint: terms.asset,
         minimumAmount: quote,
@@ -154,10 +157,10 @@ export class ExactPayments {
   }
 
   /** Blockhash still live, then a simulation; an RPC that cannot answer means the payment cannot be confirmed. */
-  private async checkOnChain(transfer: VerifiedTransfer, payload: PaymentPayload): Promise<void> {
+  private async checkOnChain(transfer: VerifiedTransfer, transaction: string): Promise<void> {
     try {
       if (!(await this.chain.blockhashValid(transfer))) throw paymentErrors.expired();
-      const simulation = await this.chain.simulate((payload.payload as { transaction: string }).transaction);
+      const simulation = await this.chain.simulate(transaction);
       if (!simulation.ok) {
         this.logger.info({ reason: simulation.reason, detail: simulation.detail }, 'payment simulation failed');
         throw simulation.reason === 'insufficient-funds' ? paymentErrors.unfunded() : paymentErrors.unverifiable();
