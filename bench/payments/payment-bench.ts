@@ -37,7 +37,10 @@ async function main(): Promise<void> {
 
     // Pre-sign every payment so the timing holds only the gateway's work.
     const payments = Array.from({ length: PAID_REQUESTS }, () => specPaymentHeader(world, header));
+    const streamBody = chatBody({ stream: true });
+    const streamPayments = Array.from({ length: PAID_REQUESTS }, () => specPaymentHeader(world, header));
     const paid = new Float64Array(PAID_REQUESTS);
+    const streamed = new Float64Array(PAID_REQUESTS);
     const quotes = new Float64Array(PAID_REQUESTS);
     for (let i = 0; i < PAID_REQUESTS; i++) {
       let start = performance.now();
@@ -48,13 +51,18 @@ async function main(): Promise<void> {
       await res.arrayBuffer();
       if (res.status !== 200) throw new Error(`paid request ${i} answered ${res.status}`);
       paid[i] = performance.now() - start;
+      start = performance.now();
+      const stream = await postChat(gateway, streamBody, { 'payment-signature': streamPayments[i] });
+      const text = await stream.text();
+      if (stream.status !== 200 || !text.includes('[DONE]')) throw new Error(`paid stream ${i} answered ${stream.status}`);
+      streamed[i] = performance.now() - start;
     }
     const row = (name: string, samples: Float64Array) => {
       const p = percentiles(samples);
       return { request: name, n: samples.length, 'p50 ms': p.p50.toFixed(2), 'p90 ms': p.p90.toFixed(2), 'p99 ms': p.p99.toFixed(2) };
     };
     console.log('end to end on the local chain (sequential; gateway, chain and fake provider in this process):');
-    console.table([row('402 quote', quotes), row('paid, JSON, settled before the answer', paid)]);
+    console.table([row('402 quote', quotes), row('paid, JSON, answer and confirmation', paid), row('paid, stream, to [DONE]', streamed)]);
   } finally {
     await gateway.close();
     await world.close();

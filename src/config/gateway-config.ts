@@ -16,8 +16,23 @@ export interface HttpConfig {
   /** Origins allowed by CORS (spec 5.8): the development defaults plus GW_CORS_ORIGINS, or only the latter in production. */
   corsOrigins: readonly string[];
   maxConcurrentRequests: number;
+  /** Bounds a request until its response starts, and a paid request until its payment is broadcast. */
   requestTimeoutMs: number;
+  /** The longest a started stream may run (GW_STREAM_MAX_SECS). */
+  streamMaxMs: number;
   shutdownGraceMs: number;
+}
+
+/** The windows of the settlement lifecycle (ARCHITECTURE.md section 3 and 4). */
+export interface SettlementConfig {
+  /** How long a broadcast payment is awaited before the answer goes out with its receipt pending. */
+  confirmMs: number;
+  /** Between two passes of the reconciler over pending receipts. */
+  reconcileIntervalMs: number;
+  /** How long a paid answer its client left behind is kept for a resend. */
+  redeliveryTtlMs: number;
+  /** How long a replica holds the reconciler's lease without renewing it. */
+  leaseTtlMs: number;
 }
 
 export interface SolanaConfig {
@@ -67,6 +82,7 @@ export abstract class GatewayConfig {
   abstract readonly providers: Readonly<Record<ProviderName, ProviderEndpoint>>;
   abstract readonly limits: LimitsConfig;
   abstract readonly upstream: UpstreamConfig;
+  abstract readonly settlement: SettlementConfig;
   /** Key of the HMAC that signs `x-gw-session` tokens (GW_SESSION_SECRET, or random per process). */
   abstract readonly sessionSecret: Secret<Uint8Array>;
   /** Models, aliases and profiles: catalog/catalog.json, or GW_CATALOG_FILE. */

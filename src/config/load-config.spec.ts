@@ -33,8 +33,10 @@ describe('loadConfig', () => {
       corsOrigins: DEVELOPMENT_CORS_ORIGINS,
       maxConcurrentRequests: 256,
       requestTimeoutMs: 120_000,
+      streamMaxMs: 600_000,
       shutdownGraceMs: 10_000,
     });
+    expect(config.settlement).toEqual({ confirmMs: 30_000, reconcileIntervalMs: 15_000, redeliveryTtlMs: 600_000, leaseTtlMs: 30_000 });
     expect(config.limits).toEqual({ rateLimitMax: 60, freeTierRateLimit: 5, freeTierGlobalRpm: 12, cacheTtlSecs: 600 });
     expect(config.storage).toEqual({ kind: 'pglite', dataDir: config.dataDir });
     expect(config.redisUrl).toBeNull();
@@ -77,6 +79,11 @@ describe('loadConfig', () => {
       GW_REQUEST_TIMEOUT_SECS: '5',
       GW_CACHE_TTL_SECS: '0',
       GW_SHUTDOWN_GRACE_SECS: '3',
+      GW_STREAM_MAX_SECS: '90',
+      GW_SETTLEMENT_CONFIRM_SECS: '4',
+      GW_RECONCILE_INTERVAL_SECS: '2',
+      GW_REDELIVERY_TTL_SECS: '60',
+      GW_LEASE_TTL_SECS: '10',
       GW_LOG_LEVEL: 'debug',
     });
     expect(config.http).toEqual({
@@ -85,8 +92,10 @@ describe('loadConfig', () => {
       corsOrigins: ['https://app.example.com', 'https://admin.example.com:8443'],
       maxConcurrentRequests: 8,
       requestTimeoutMs: 5000,
+      streamMaxMs: 90_000,
       shutdownGraceMs: 3000,
     });
+    expect(config.settlement).toEqual({ confirmMs: 4000, reconcileIntervalMs: 2000, redeliveryTtlMs: 60_000, leaseTtlMs: 10_000 });
     expect(config.storage.kind).toBe('postgres');
     expect(config.redisUrl?.reveal()).toBe('redis://cache:6379');
     expect(config.adminToken?.reveal()).toBe('a-long-admin-token-value');

@@ -16,6 +16,7 @@ export class ClientDisconnected extends Error {
  */
 export class RequestContext {
   readonly #controller = new AbortController();
+  #timeoutSuspended = false;
   /** Upstream and payment time, for the overhead metrics. */
   readonly timing = new StageTiming();
 
@@ -32,6 +33,16 @@ export class RequestContext {
 
   abort(reason: Error): void {
     this.#controller.abort(reason);
+  }
+
+  /** Whether GW_REQUEST_TIMEOUT_SECS no longer applies (the request's payment was broadcast). */
+  get timeoutSuspended(): boolean {
+    return this.#timeoutSuspended;
+  }
+
+  /** From now on the request timeout does not cut this request: it was paid for, and is bounded otherwise. */
+  suspendTimeout(): void {
+    this.#timeoutSuspended = true;
   }
 }
 

@@ -7,7 +7,9 @@ import { failResponse } from './error-response';
 /**
  * GW_REQUEST_TIMEOUT_SECS. On expiry the request's signal aborts (cancelling the work behind it),
  * then the client gets 408 in the envelope, or, when a stream has already started, an error event
- * that ends it. Hand-written: connect-timeout neither cancels work nor knows about streams.
+ * that ends it. A request whose payment was broadcast suspends it (ARCHITECTURE.md section 3: it is
+ * bounded by the stream cap and the confirmation window instead). Hand-written: connect-timeout
+ * neither cancels work nor knows about streams.
  */
 @Injectable()
 export class RequestTimeoutMiddleware implements NestMiddleware {
@@ -24,6 +26,7 @@ export class RequestTimeoutMiddleware implements NestMiddleware {
   }
 
   private expire(req: Request, res: Response): void {
+    if (req.gw.timeoutSuspended) return;
     const error = new GatewayError('request_timeout', `request exceeded the ${this.timeoutMs / 1000} s timeout`);
     req.gw.abort(error);
     failResponse(res, error);

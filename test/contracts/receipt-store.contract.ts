@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Receipt, ReceiptOutcome } from '../../src/modules/payments/domain/receipt';
-import type { ReceiptStore } from '../../src/modules/payments/ports/receipt-store';
+import { PaymentAlreadyHeld, type ReceiptStore } from '../../src/modules/payments/ports/receipt-store';
 
 /** A pending receipt as the payment flow writes it when it accepts a payment. */
 export function pendingReceipt(overrides: Partial<Receipt> = {}): Receipt {
@@ -21,6 +21,10 @@ export function pendingReceipt(overrides: Partial<Receipt> = {}): Receipt {
     requestId: randomUUID(),
     createdAt: new Date('2026-11-22T10:00:00.123Z'),
     settledAt: null,
+    delivery: null,
+    broadcastAt: null,
+    replayKey: randomUUID(),
+    signedTransaction: 'AQID',
     ...overrides,
   };
 }
@@ -107,5 +111,44 @@ export function receiptStoreContract(open: () => Promise<{ store: ReceiptStore; 
     const stored = await store.find(receipt.id);
     expect(['settled', 'failed']).toContain(stored?.status);
     expect(results).toEqual([stored, stored]);
+  });
+
+  it('is the durable claim: a second receipt for the same payment is refused until the first is not_charged', async () => {
+    const first = pendingReceipt();
+    await store.create(first);
+    await expect(store.create(pendingReceipt({ replayKey: first.replayKey }))).rejects.toBeInstanceOf(PaymentAlreadyHeld);
+    await store.complete(first.id, { status: 'not_charged', amountChargedAtomic: 0n, settledAt: null });
+    const retry = pendingReceipt({ replayKey: first.replayKey });
+    await store.create(retry);
+    expect((await store.find(retry.id))?.status).toBe('pending');
+    await expect(store.create(pendingReceipt({ replayKey: first.replayKey }))).rejects.toBeInstanceOf(PaymentAlreadyHeld);
+  });
+
+  it('lets exactly one of concurrent receipts for one payment in', async () => {
+    const replayKey = randomUUID();
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => store.create(pendingReceipt({ replayKey }))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason instanceof PaymentAlreadyHeld)).toBe(true);
+  });
+
+  it('records the broadcast bytes and time, and the delivery once', async () => {
+    const receipt = pendingReceipt();
+    await store.create(receipt);
+    const broadcast = { broadcastAt: new Date('2026-11-22T10:00:01.000Z'), signedTransaction: 'BAUG', transactionSignature: 'sig-as-sent' };
+    await store.recordBroadcast(receipt.id, broadcast);
+    await store.recordDelivery(receipt.id, 'partial');
+    await store.recordDelivery(receipt.id, 'complete');
+    expect(await store.find(receipt.id)).toEqual({ ...receipt, ...broadcast, delivery: 'partial' });
+  });
+
+  it('lists pending receipts created before a time, oldest first', async () => {
+    const older = pendingReceipt({ createdAt: new Date('2020-01-01T00:00:00.000Z') });
+    const newer = pendingReceipt({ createdAt: new Date('2020-01-01T00:00:01.000Z') });
+    const done = pendingReceipt({ createdAt: new Date('2020-01-01T00:00:00.500Z') });
+    await Promise.all([store.create(newer), store.create(older), store.create(done)]);
+    await store.complete(done.id, SETTLED);
+    const pending = await store.pending(new Date('2020-01-01T00:00:05.000Z'), 10);
+    expect(pending.map((r) => r.id)).toEqual([older.id, newer.id]);
+    expect(await store.pending(new Date('2020-01-01T00:00:00.500Z'), 10)).toEqual([older]);
   });
 }

@@ -172,7 +172,7 @@ describe('x402 payments end to end on the local chain', () => {
     expect(metrics).toMatch(/gw_payment_duration_seconds_count\{stage="settle"\} [1-9]/);
   });
 
-  it('a settlement that fails after the answer was ready: 500 settlement_failed, the answer withheld, the receipt says failed, nothing moved', async () => {
+  it('a payment the chain refuses at its broadcast (first content): 500 settlement_failed, the answer withheld, the receipt says not_charged, nothing moved', async () => {
     const { header } = await quote(gateway, chatBody());
     const before = balances();
     world.upstreams.openai.script({ kind: 'reply', firstByteDelayMs: 400 });
@@ -183,10 +183,10 @@ describe('x402 payments end to end on the local chain', () => {
     expect(res.status).toBe(500);
     const { error } = (await res.json()) as { error: { type: string; message: string } };
     expect(error.type).toBe('settlement_failed');
-    const receiptPath = /^the payment could not be settled on chain, so the answer was not delivered; the receipt (\/v1\/receipts\/[0-9a-f-]{36}) records the attempt$/.exec(error.message)?.[1];
+    const receiptPath = /^the payment could not be settled on chain, so the answer was not delivered; nothing was charged; the receipt (\/v1\/receipts\/[0-9a-f-]{36}) records the attempt$/.exec(error.message)?.[1];
     expect(receiptPath).toBeDefined();
     const receipt = (await (await fetch(`${gateway.url}${receiptPath}`)).json()) as Record<string, unknown>;
-    expect(receipt).toMatchObject({ status: 'failed', amount_charged_atomic: '0', settled_at: null });
+    expect(receipt).toMatchObject({ status: 'not_charged', amount_charged_atomic: '0', settled_at: null });
     expect(balances()).toEqual(before);
   });
 

@@ -1,7 +1,11 @@
-import type { DataSource, Repository } from 'typeorm';
-import type { Receipt, ReceiptOutcome } from '../../modules/payments/domain/receipt';
-import { ReceiptStore } from '../../modules/payments/ports/receipt-store';
+import { LessThan, QueryFailedError, type DataSource, type Repository } from 'typeorm';
+import type { BroadcastRecord, Delivery, Receipt, ReceiptOutcome } from '../../modules/payments/domain/receipt';
+import { PaymentAlreadyHeld, ReceiptStore } from '../../modules/payments/ports/receipt-store';
 import { ReceiptRow } from './entities/receipt.row';
+
+/** PostgreSQL's unique_violation, and the index that makes a receipt the durable claim on its payment. */
+const UNIQUE_VIOLATION = '23505';
+const PAYMENT_CLAIM_INDEX = 'receipts_payment_claim_idx';
 
 /** Receipts in PostgreSQL (or embedded PGlite, reached through the same driver). */
 export class PostgresReceiptStore extends ReceiptStore {
@@ -13,7 +17,16 @@ export class PostgresReceiptStore extends ReceiptStore {
   }
 
   async create(receipt: Receipt): Promise<void> {
-    await this.rows.createQueryBuilder().insert().values(receipt).orIgnore().execute();
+    try {
+      await this.rows.createQueryBuilder().insert().values(receipt).orIgnore().execute();
+    } catch (err) {
+      if (isClaimViolation(err)) throw new PaymentAlreadyHeld();
+      throw err;
+    }
+  }
+
+  async recordBroadcast(id: string, broadcast: BroadcastRecord): Promise<void> {
+    await this.rows.update({ id }, broadcast);
   }
 
   async complete(id: string, outcome: ReceiptOutcome): Promise<Receipt | null> {
@@ -26,8 +39,23 @@ export class PostgresReceiptStore extends ReceiptStore {
     return this.find(id);
   }
 
+  async recordDelivery(id: string, delivery: Delivery): Promise<void> {
+    await this.rows.createQueryBuilder().update().set({ delivery }).where('id = :id AND delivery IS NULL', { id }).execute();
+  }
+
+  async pending(createdBefore: Date, limit: number): Promise<Receipt[]> {
+    const rows = await this.rows.find({ where: { status: 'pending', createdAt: LessThan(createdBefore) }, order: { createdAt: 'ASC' }, take: limit });
+    return rows.map((row) => ({ ...row }));
+  }
+
   async find(id: string): Promise<Receipt | null> {
     const row = await this.rows.findOneBy({ id });
     return row ? { ...row } : null;
   }
+}
+
+function isClaimViolation(err: unknown): boolean {
+  if (!(err instanceof QueryFailedError)) return false;
+  const driverError = err.driverError as { code?: unknown; constraint?: unknown };
+  return driverError.code === UNIQUE_VIOLATION && driverError.constraint === PAYMENT_CLAIM_INDEX;
 }

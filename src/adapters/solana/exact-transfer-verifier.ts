@@ -130,7 +130,7 @@ function readInstructions(message: VersionedMessage, allowDurableNonce: boolean)
     } else if (program.equals(MEMO_PROGRAM)) {
       // Memo accounts must sign: they would add signers outside both layouts.
       if (accounts.length > 0) throw new PaymentRejection('disallowed-instruction', 'memo with signers');
-    } else if (position === 0 && program.equals(SystemProgram.programId) && data.length === 4 && data.readUInt32LE(0) === ADVANCE_NONCE_ACCOUNT) {
+    } else if (position === 0 && isNonceAdvance(program, data)) {
       if (!allowDurableNonce) throw new PaymentRejection('durable-nonce', 'not accepted while the replay store is local');
       // AdvanceNonceAccount: nonce account, RecentBlockhashes sysvar, nonce authority.
       if (accounts.length !== 3) throw new PaymentRejection('durable-nonce', 'malformed nonce advance');
@@ -184,4 +184,18 @@ function associatedTokenAccount(mint: string, owner: string): PublicKey {
     associatedTokenAccounts.set(key, address);
   }
   return address;
+}
+
+function isNonceAdvance(program: PublicKey, data: Buffer): boolean {
+  return program.equals(SystemProgram.programId) && data.length === 4 && data.readUInt32LE(0) === ADVANCE_NONCE_ACCOUNT;
+}
+
+/** The nonce account of a verified transaction that opens with AdvanceNonceAccount, else null. */
+export function durableNonceAccount(message: VersionedMessage): string | null {
+  const first = message.compiledInstructions[0];
+  if (!first) return null;
+  const program = message.staticAccountKeys[first.programIdIndex];
+  const data = Buffer.from(first.data.buffer, first.data.byteOffset, first.data.byteLength);
+  if (!program || !isNonceAdvance(program, data)) return null;
+  return message.staticAccountKeys[first.accountKeyIndexes[0]]?.toBase58() ?? null;
 }

@@ -1,5 +1,5 @@
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { Keypair, LAMPORTS_PER_SOL, NONCE_ACCOUNT_LENGTH, PublicKey, SystemProgram } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, NONCE_ACCOUNT_LENGTH, PublicKey, SystemProgram, VersionedTransaction } from '@solana/web3.js';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm';
 import bs58 from 'bs58';
@@ -8,8 +8,12 @@ import { fundSponsoredPayment } from '../../../libs/solana-localnet/testing/spon
 import { Secret } from '../../config/secret';
 import type { ExactExpectations } from '../../modules/payments/domain/exact-payment';
 import { KeypairFeePayers } from './keypair-fee-payers';
+import { createRpcConnection } from './rpc-connection';
 import { SolanaPaymentChain } from './solana-payment-chain';
 import { paymentInstructions, paymentTransaction, toBase64, transferChecked, type PaymentParties } from '../../../test/support/payment-transactions';
+import { startRpcFaultProxy } from '../../../test/support/rpc-fault-proxy';
+
+const TIMING = { rpcTimeoutMs: 2_000, pollIntervalMs: 50 };
 
 describe('SolanaPaymentChain against the localnet', () => {
   let localnet: Localnet;
@@ -22,7 +26,7 @@ describe('SolanaPaymentChain against the localnet', () => {
     const { mint, payer, recipient, feePayer } = fundSponsoredPayment(localnet, 10_000n);
     parties = { mint, payTo: recipient.publicKey, payer, gatewayFeePayer: feePayer, recentBlockhash: localnet.latestBlockhash().blockhash };
     const feePayers = new KeypairFeePayers([new Secret(parties.gatewayFeePayer.secretKey)]);
-    chain = new SolanaPaymentChain(localnet.url, feePayers, { rpcTimeoutMs: 2_000, confirmationTimeoutMs: 5_000, pollIntervalMs: 50 });
+    chain = new SolanaPaymentChain(localnet.url, feePayers, TIMING);
     expectations = { payTo: parties.payTo.toBase58(), mint: parties.mint.toBase58(), minimumAmount: 1_000n, allowDurableNonce: false };
   });
 
@@ -40,7 +44,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       expect(await chain.blockhashValid(transfer)).toBe(false);
     });
 
-    it("holds for a durable nonce while the nonce account stores it, and not for an uninitialised or missing account", async () => {
+    it('holds for a durable nonce while the nonce account stores it, and not for an uninitialised or missing account', async () => {
       const nonceAccount = Keypair.generate().publicKey;
       const storedNonce = Keypair.generate().publicKey;
       writeNonceAccount(nonceAccount, storedNonce, true);
@@ -73,91 +77,241 @@ describe('SolanaPaymentChain against the localnet', () => {
     });
   });
 
-  describe('broadcast', () => {
-    it('rests a fee payer that cannot pay the fee, so the next challenges advertise another key', async () => {
-      const broke = Keypair.generate(); // never funded
-      const feePayers = new KeypairFeePayers([new Secret(broke.secretKey), new Secret(parties.gatewayFeePayer.secretKey)]);
-      const pool = new SolanaPaymentChain(localnet.url, feePayers, { rpcTimeoutMs: 2_000, confirmationTimeoutMs: 5_000, pollIntervalMs: 50 });
-      const unpayable = toBase64(paymentTransaction({ ...parties, gatewayFeePayer: broke }, { layout: 'sponsored' }));
+  describe('prepare', () => {
+    it('co-signs a sponsored payment with our fee payer, the same bytes every time, its id our signature', () => {
+      const payment = sponsored();
 
-      expect(await pool.broadcast(unpayable)).toMatchObject({ ok: false, reason: 'rejected' });
-      expect([feePayers.advertise(), feePayers.advertise()]).toEqual([parties.gatewayFeePayer.publicKey.toBase58(), parties.gatewayFeePayer.publicKey.toBase58()]);
-      expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
+      const prepared = chain.prepare(payment);
+
+      expect(prepared).not.toBeNull();
+      const signed = VersionedTransaction.deserialize(Buffer.from(prepared!.signedTransaction, 'base64'));
+      expect(signed.message.staticAccountKeys[0].equals(parties.gatewayFeePayer.publicKey)).toBe(true);
+      expect(signed.signatures[0].some((byte) => byte !== 0)).toBe(true);
+      expect(prepared!.signature).toBe(bs58.encode(signed.signatures[0]));
+      expect(chain.prepare(payment)).toEqual(prepared);
     });
 
-    it('co-signs a sponsored payment and moves exactly the amount to the recipient token account', async () => {
+    it('leaves a client-paid payment as the payer signed it', () => {
+      const transaction = paymentTransaction(parties);
+
+      expect(chain.prepare(toBase64(transaction))).toEqual({ signedTransaction: toBase64(transaction), signature: bs58.encode(transaction.signatures[0]) });
+    });
+
+    it('answers null when the fee payer it names is one of ours but can no longer sign', () => {
+      const keyGone = new KeypairFeePayers([new Secret(parties.gatewayFeePayer.secretKey)]);
+      jest.spyOn(keyGone, 'sign').mockReturnValue(null);
+      const pool = new SolanaPaymentChain(localnet.url, keyGone, TIMING);
+
+      expect(pool.prepare(sponsored())).toBeNull();
+    });
+
+  });
+
+  describe('send and confirm', () => {
+    it('lands a co-signed sponsored payment and moves exactly the amount to the recipient token account', async () => {
       const feePayerLamports = localnet.solBalance(parties.gatewayFeePayer.publicKey);
+      const prepared = chain.prepare(sponsored())!;
 
-      const outcome = await chain.broadcast(sponsored());
+      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+      expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
 
-      expect(outcome).toEqual({ ok: true, signature: expect.any(String) });
-      expect(localnet.sentTransactions()).toEqual([{ signature: outcome.signature, slot: 0, err: null }]);
+      expect(localnet.sentTransactions()).toEqual([{ signature: prepared.signature, slot: 0, err: null }]);
       expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);
       expect(localnet.usdcBalance(parties.payer.publicKey)).toBe(9_000n);
       expect(localnet.solBalance(parties.gatewayFeePayer.publicKey)).toBeLessThan(feePayerLamports);
     });
 
-    it('does not send a transaction twice: a second broadcast reports the first landing, and funds move once', async () => {
-      const payment = sponsored();
-      const first = await chain.broadcast(payment);
-      expect(first).toEqual(expect.objectContaining({ ok: true }));
+    it('lands a client-paid payment as signed, the payer paying the fee', async () => {
+      localnet.airdrop(parties.payer.publicKey, LAMPORTS_PER_SOL);
+      const feePayerLamports = localnet.solBalance(parties.gatewayFeePayer.publicKey);
+      const transaction = paymentTransaction(parties, { version: 'legacy' });
+      const prepared = chain.prepare(toBase64(transaction))!;
 
-      expect(await chain.broadcast(payment)).toEqual(first);
+      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+      expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
 
+      expect(localnet.sentTransactions()).toEqual([{ signature: bs58.encode(transaction.signatures[0]), slot: 0, err: null }]);
+      expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);
+      expect(localnet.solBalance(parties.payer.publicKey)).toBeLessThan(BigInt(LAMPORTS_PER_SOL));
+      expect(localnet.solBalance(parties.gatewayFeePayer.publicKey)).toBe(feePayerLamports);
+    });
+
+    it('refuses, with preflight, a payment the payer can no longer fund: nothing lands and the fee payer pays nothing', async () => {
+      // Two keys, so a fee payer wrongly rested would drop out of the rotation.
+      const spare = Keypair.generate();
+      const feePayers = new KeypairFeePayers([new Secret(parties.gatewayFeePayer.secretKey), new Secret(spare.secretKey)]);
+      const pool = new SolanaPaymentChain(localnet.url, feePayers, TIMING);
+      const prepared = pool.prepare(sponsored())!;
+      // Accepted and co-signed; then the payer moves its whole balance elsewhere.
+      const drain = await drainPayer();
+      const feePayerLamports = localnet.solBalance(parties.gatewayFeePayer.publicKey);
+
+      expect(await pool.send(prepared.signedTransaction)).toEqual({ kind: 'rejected', detail: expect.stringMatching(/custom program error: 0x1|insufficient funds/i) });
+
+      expect(localnet.sentTransactions()).toEqual([{ signature: drain, slot: 0, err: null }]);
+      expect(localnet.solBalance(parties.gatewayFeePayer.publicKey)).toBe(feePayerLamports);
+      expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
+      expect(await pool.status(prepared.signature)).toBe('absent');
+      // The payer's fault, not the fee payer's: both keys stay in the rotation.
+      expect(new Set([feePayers.advertise(), feePayers.advertise()])).toEqual(new Set([parties.gatewayFeePayer.publicKey.toBase58(), spare.publicKey.toBase58()]));
+    });
+
+    it('rests a fee payer that cannot pay the fee, so the next challenges advertise another key', async () => {
+      const broke = Keypair.generate(); // never funded
+      const feePayers = new KeypairFeePayers([new Secret(broke.secretKey), new Secret(parties.gatewayFeePayer.secretKey)]);
+      const pool = new SolanaPaymentChain(localnet.url, feePayers, TIMING);
+      const prepared = pool.prepare(toBase64(paymentTransaction({ ...parties, gatewayFeePayer: broke }, { layout: 'sponsored' })))!;
+
+      expect(await pool.send(prepared.signedTransaction)).toEqual({ kind: 'rejected', detail: expect.any(String) });
+
+      expect([feePayers.advertise(), feePayers.advertise()]).toEqual([parties.gatewayFeePayer.publicKey.toBase58(), parties.gatewayFeePayer.publicKey.toBase58()]);
+      expect(localnet.sentTransactions()).toEqual([]);
+      expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
+    });
+
+    it('refuses a payment whose blockhash expired', async () => {
+      const prepared = chain.prepare(sponsored())!;
+      localnet.expireBlockhash();
+
+      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'rejected', detail: expect.any(String) });
+      expect(localnet.sentTransactions()).toEqual([]);
+      expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
+    });
+
+    it('does not send the same bytes twice: the second send finds the first on chain, and funds move once', async () => {
+      const prepared = chain.prepare(sponsored())!;
+      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+
+      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'on-chain' });
+
+      expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
       expect(localnet.sentTransactions()).toHaveLength(1);
       expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);
       expect(localnet.usdcBalance(parties.payer.publicKey)).toBe(9_000n);
     });
 
-    it('reports a payment whose blockhash expired as rejected', async () => {
-      const payment = sponsored();
-      localnet.expireBlockhash();
-
-      expect(await chain.broadcast(payment)).toEqual(expect.objectContaining({ ok: false, reason: 'rejected' }));
-      expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
-    });
-
-    it("sends a client-paid payment as signed, the payer paying the fee", async () => {
+    it('reports a payment the payer broadcast itself as on chain, without sending it again', async () => {
       localnet.airdrop(parties.payer.publicKey, LAMPORTS_PER_SOL);
-      const transaction = paymentTransaction(parties, { version: 'legacy' });
+      const payment = toBase64(paymentTransaction(parties));
+      await rawSend(payment, false);
+      const prepared = chain.prepare(payment)!;
 
-      const outcome = await chain.broadcast(toBase64(transaction));
+      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'on-chain' });
 
-      expect(outcome).toEqual({ ok: true, signature: bs58.encode(transaction.signatures[0]) });
+      expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
+      expect(localnet.sentTransactions()).toHaveLength(1);
       expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);
-      expect(localnet.solBalance(parties.payer.publicKey)).toBeLessThan(BigInt(LAMPORTS_PER_SOL));
     });
 
-    it('reports a transaction that already landed with an error as failed, never as paid', async () => {
-      localnet.airdrop(parties.payer.publicKey, LAMPORTS_PER_SOL);
-      const overdraft = paymentTransaction(parties, { instructions: paymentInstructions(transferChecked(parties, { amount: 10_001n })) });
-      // The payer broadcasts it first (skipPreflight lets it land, failed), then the gateway settles.
-      const sent = await fetch(localnet.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [toBase64(overdraft), { encoding: 'base64', skipPreflight: true }] }),
-      });
-      expect(((await sent.json()) as { result?: string }).result).toEqual(expect.any(String));
-
-      expect(await chain.broadcast(toBase64(overdraft))).toEqual(expect.objectContaining({ ok: false, reason: 'failed' }));
-      expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
-    });
-
-    it('reports a payment that landed with an error as failed', async () => {
+    it('reports a payment that landed with an error as failed, and as on chain to a later send', async () => {
       const tooMuch = paymentTransaction(parties, { layout: 'sponsored', instructions: paymentInstructions(transferChecked(parties, { amount: 10_001n })) });
+      const prepared = chain.prepare(toBase64(tooMuch))!;
+      // Preflight would refuse it; skipping it lets it land with its error, the fee paid.
+      await rawSend(prepared.signedTransaction, true);
 
-      const outcome = await chain.broadcast(toBase64(tooMuch));
-
-      expect(outcome).toEqual({ ok: false, reason: 'failed', signature: expect.any(String), detail: expect.stringContaining('InstructionError') });
+      expect(await chain.confirm(prepared.signature, 5_000)).toBe('failed');
+      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'on-chain' });
+      expect(localnet.sentTransactions()).toEqual([{ signature: prepared.signature, slot: 0, err: expect.objectContaining({ InstructionError: expect.anything() }) }]);
       expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
     });
 
-    it('answers a failure, never an exception, when the RPC cannot be reached', async () => {
-      const unreachable = new SolanaPaymentChain(localnet.url, new KeypairFeePayers([new Secret(parties.gatewayFeePayer.secretKey)]), { rpcTimeoutMs: 500 });
+    it('answers unconfirmed, within the timeout, for a transaction the chain never saw', async () => {
+      const prepared = chain.prepare(sponsored())!;
+      const started = Date.now();
+
+      expect(await chain.confirm(prepared.signature, 300)).toBe('unconfirmed');
+
+      expect(Date.now() - started).toBeLessThan(1_000);
+    });
+  });
+
+  describe('status', () => {
+    it('is absent before the payment lands and confirmed once it did', async () => {
+      const prepared = chain.prepare(sponsored())!;
+      expect(await chain.status(prepared.signature)).toBe('absent');
+
+      await chain.send(prepared.signedTransaction);
+
+      expect(await chain.status(prepared.signature)).toBe('confirmed');
+    });
+
+    it('is failed for a payment that landed with an error', async () => {
+      const tooMuch = paymentTransaction(parties, { layout: 'sponsored', instructions: paymentInstructions(transferChecked(parties, { amount: 10_001n })) });
+      const prepared = chain.prepare(toBase64(tooMuch))!;
+      await rawSend(prepared.signedTransaction, true);
+
+      expect(await chain.status(prepared.signature)).toBe('failed');
+    });
+  });
+
+  describe('life', () => {
+    it('reads back the id and blockhash of prepared bytes, without a nonce account', () => {
+      const prepared = chain.prepare(sponsored())!;
+
+      expect(chain.life(prepared.signedTransaction)).toEqual({ signature: prepared.signature, recentBlockhash: parties.recentBlockhash, nonceAccount: null });
+    });
+
+    it('names the nonce account of a durable-nonce payment', () => {
+      const nonceAccount = Keypair.generate().publicKey;
+      const storedNonce = Keypair.generate().publicKey.toBase58();
+      const advance = SystemProgram.nonceAdvance({ noncePubkey: nonceAccount, authorizedPubkey: parties.payer.publicKey });
+      const durable = paymentTransaction({ ...parties, recentBlockhash: storedNonce }, { layout: 'sponsored', instructions: [advance, ...paymentInstructions(transferChecked(parties))] });
+      const prepared = chain.prepare(toBase64(durable))!;
+
+      expect(chain.life(prepared.signedTransaction)).toEqual({ signature: prepared.signature, recentBlockhash: storedNonce, nonceAccount: nonceAccount.toBase58() });
+    });
+  });
+
+  describe('when the RPC fails', () => {
+    it('counts a send whose answer was lost as unknown, confirms nothing within the timeout, and rejects a status look-up', async () => {
+      const unreachable = new SolanaPaymentChain(localnet.url, new KeypairFeePayers([new Secret(parties.gatewayFeePayer.secretKey)]), { rpcTimeoutMs: 500, pollIntervalMs: 50 });
+      const prepared = unreachable.prepare(sponsored())!;
       await localnet.close();
 
-      expect(await unreachable.broadcast(sponsored())).toEqual(expect.objectContaining({ ok: false, reason: 'rejected' }));
+      expect(await unreachable.send(prepared.signedTransaction)).toEqual({ kind: 'unknown', detail: expect.stringMatching(/solana rpc request failed/) });
+      const started = Date.now();
+      expect(await unreachable.confirm(prepared.signature, 300)).toBe('unconfirmed');
+      expect(Date.now() - started).toBeLessThan(1_500);
+      await expect(unreachable.status(prepared.signature)).rejects.toThrow(/solana rpc request failed/);
       await expect(unreachable.simulate(sponsored())).rejects.toThrow(/solana rpc request failed/);
+    });
+
+    it('sends while the status look-up fails; a node that already processed it says so, which counts as on chain', async () => {
+      const proxy = await startRpcFaultProxy(localnet.url);
+      try {
+        const feePayers = new KeypairFeePayers([new Secret(parties.gatewayFeePayer.secretKey), new Secret(Keypair.generate().secretKey)]);
+        const behindProxy = new SolanaPaymentChain(proxy.url, feePayers, TIMING);
+        const prepared = behindProxy.prepare(sponsored())!;
+        proxy.mode({ kind: 'flaky', every: 1, methods: ['getSignatureStatuses'] });
+
+        expect(await behindProxy.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+        // Again: the node refuses what it already processed.
+        expect(await behindProxy.send(prepared.signedTransaction)).toEqual({ kind: 'on-chain' });
+
+        expect(localnet.sentTransactions()).toHaveLength(1);
+        expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);
+        expect(new Set([feePayers.advertise(), feePayers.advertise()])).toContain(parties.gatewayFeePayer.publicKey.toBase58());
+        proxy.mode({ kind: 'pass' });
+        expect(await behindProxy.status(prepared.signature)).toBe('confirmed');
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('answers unconfirmed within the timeout while the status look-up stalls', async () => {
+      const proxy = await startRpcFaultProxy(localnet.url);
+      try {
+        const behindProxy = new SolanaPaymentChain(proxy.url, new KeypairFeePayers([new Secret(parties.gatewayFeePayer.secretKey)]), TIMING);
+        const prepared = behindProxy.prepare(sponsored())!;
+        proxy.mode({ kind: 'silent', methods: ['getSignatureStatuses'] });
+        const started = Date.now();
+
+        expect(await behindProxy.confirm(prepared.signature, 300)).toBe('unconfirmed');
+
+        expect(Date.now() - started).toBeLessThan(1_000);
+      } finally {
+        await proxy.close();
+      }
     });
   });
 
@@ -178,12 +332,30 @@ describe('SolanaPaymentChain against the localnet', () => {
     expect(transfer).toEqual(expect.objectContaining({ layout: 'sponsored', amount: 1_000n }));
     expect(await chain.blockhashValid(transfer)).toBe(true);
     expect(await chain.simulate(transaction)).toEqual({ ok: true });
-    expect(await chain.broadcast(transaction)).toEqual(expect.objectContaining({ ok: true }));
+    const prepared = chain.prepare(transaction)!;
+    expect(chain.life(prepared.signedTransaction)).toEqual({ signature: prepared.signature, recentBlockhash: transfer.recentBlockhash, nonceAccount: null });
+    expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+    expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
 
     expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);
     const payToAta = getAssociatedTokenAddressSync(parties.mint, parties.payTo);
     expect(transfer.destination).toBe(payToAta.toBase58());
   });
+
+  /** Sends bytes straight to the localnet, as the payer's own wallet would; answers the signature. */
+  function rawSend(transactionBase64: string, skipPreflight: boolean): Promise<string> {
+    return createRpcConnection(localnet.url, 2_000).sendRawTransaction(Buffer.from(transactionBase64, 'base64'), { skipPreflight, maxRetries: 0 });
+  }
+
+  /** The payer moves its whole USDC balance to a token account of its own choosing, paying the fee itself. */
+  async function drainPayer(): Promise<string> {
+    localnet.airdrop(parties.payer.publicKey, LAMPORTS_PER_SOL);
+    const elsewhere = localnet.createTokenAccount(Keypair.generate().publicKey);
+    const drain = paymentTransaction(parties, { instructions: [transferChecked(parties, { destination: elsewhere, amount: localnet.usdcBalance(parties.payer.publicKey) })] });
+    const signature = await rawSend(toBase64(drain), false);
+    expect(localnet.usdcBalance(parties.payer.publicKey)).toBe(0n);
+    return signature;
+  }
 
   /** A System-owned nonce account (version 1), initialised or not, storing `nonce`. */
   function writeNonceAccount(address: PublicKey, nonce: PublicKey, initialized: boolean): void {

@@ -14,20 +14,27 @@ import {
 import bs58 from 'bs58';
 import type { ExactExpectations, VerifiedTransfer } from '../../modules/payments/domain/exact-payment';
 import type { FeePayers } from '../../modules/payments/ports/fee-payers';
-import { PaymentChain, type BroadcastOutcome, type SimulationOutcome } from '../../modules/payments/ports/payment-chain';
-import { verifyExactTransfer } from './exact-transfer-verifier';
+import {
+  PaymentChain,
+  type ChainStatus,
+  type ConfirmOutcome,
+  type PreparedTransaction,
+  type SendOutcome,
+  type SimulationOutcome,
+  type TransactionLife,
+} from '../../modules/payments/ports/payment-chain';
+import { durableNonceAccount, verifyExactTransfer } from './exact-transfer-verifier';
 import { decodePaymentTransaction } from './payment-transaction-wire';
 import { createRpcConnection } from './rpc-connection';
 
 export interface SettlementTiming {
   /** Bound on each JSON-RPC call. */
   rpcTimeoutMs: number;
-  /** How long a broadcast waits for `confirmed` before reporting it unconfirmed. */
-  confirmationTimeoutMs: number;
+  /** Between two status look-ups while confirming. */
   pollIntervalMs: number;
 }
 
-const DEFAULT_TIMING: SettlementTiming = { rpcTimeoutMs: 5_000, confirmationTimeoutMs: 30_000, pollIntervalMs: 250 };
+const DEFAULT_TIMING: SettlementTiming = { rpcTimeoutMs: 5_000, pollIntervalMs: 250 };
 // The x402 client takes its blockhash at `confirmed`; checking at `finalized` would refuse fresh ones.
 const COMMITMENT: Commitment = 'confirmed';
 /** SPL Token's TokenError::InsufficientFunds. */
@@ -36,6 +43,8 @@ const TOKEN_INSUFFICIENT_FUNDS = 1;
 const NONCE_INITIALIZED = 1;
 // web3.js 1.x reports a JSON-RPC error answer to simulateTransaction only through this message prefix.
 const SIMULATION_REFUSED = 'failed to simulate transaction: ';
+// How nodes word a transaction they have already processed.
+const ALREADY_PROCESSED = /AlreadyProcessed|already been processed/i;
 // How nodes word a fee payer that cannot pay for the transaction.
 const FEE_PAYER_FAULTS = /insufficient funds for fee|InsufficientFundsForFee|AccountNotFound|Attempt to debit an account but found no record of a prior credit/i;
 
@@ -89,65 +98,80 @@ export class SolanaPaymentChain extends PaymentChain {
     return { ok: false, reason: insufficient ? 'insufficient-funds' : 'failed', detail: JSON.stringify(err) };
   }
 
-  async broadcast(transactionBase64: string): Promise<BroadcastOutcome> {
-    let transaction: VersionedTransaction;
-    try {
-      const wire = decodePaymentTransaction(transactionBase64);
-      transaction = wire.transaction;
-      const feePayer = transaction.message.staticAccountKeys[0].toBase58();
-      if (this.feePayers.owns(feePayer)) {
-        const signature = this.feePayers.sign(feePayer, wire.messageBytes);
-        if (!signature) return { ok: false, reason: 'rejected', signature: null, detail: 'fee payer key unavailable' };
-        transaction.signatures[0] = signature;
-      }
-    } catch (err) {
-      return { ok: false, reason: 'rejected', signature: null, detail: errorMessage(err) };
+  prepare(transactionBase64: string): PreparedTransaction | null {
+    const { transaction, messageBytes } = decodePaymentTransaction(transactionBase64);
+    const feePayer = transaction.message.staticAccountKeys[0].toBase58();
+    if (this.feePayers.owns(feePayer)) {
+      const signature = this.feePayers.sign(feePayer, messageBytes);
+      if (!signature) return null;
+      transaction.signatures[0] = signature;
     }
-    // The transaction id; for a sponsored payment, our (deterministic) Ed25519 signature.
+    return { signedTransaction: Buffer.from(transaction.serialize()).toString('base64'), signature: bs58.encode(transaction.signatures[0]) };
+  }
+
+  async send(signedTransaction: string): Promise<SendOutcome> {
+    const wire = Buffer.from(signedTransaction, 'base64');
+    const { transaction } = decodePaymentTransaction(signedTransaction);
     const signature = bs58.encode(transaction.signatures[0]);
-
-    // Already sent (the client may broadcast its own payment too): its own status is the outcome,
-    // and only a landing without error at `confirmed` counts as paid.
+    let statusKnown = true;
     try {
-      const [earlier] = (await this.connection.getSignatureStatuses([signature])).value;
-      if (earlier) return this.confirmation(signature);
-    } catch (err) {
-      return { ok: false, reason: 'rejected', signature, detail: `status unknown: ${errorMessage(err)}` };
+      // The payer may have broadcast its own payment: then it is not ours to send again.
+      const [earlier] = (await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value;
+      if (earlier) return { kind: 'on-chain' };
+    } catch {
+      statusKnown = false;
     }
-
     try {
-      // Simulated already; the node must not retry a payment on its own.
-      await this.connection.sendRawTransaction(transaction.serialize(), { skipPreflight: true, maxRetries: 0 });
+      // With preflight: a transfer that would fail is refused here, and the fee payer pays nothing.
+      await this.connection.sendRawTransaction(wire, { skipPreflight: false, preflightCommitment: COMMITMENT, maxRetries: 0 });
+      return { kind: 'sent' };
     } catch (err) {
-      if (err instanceof SendTransactionError) {
+      // A refusal proves nothing landed only if we know it was not on chain before (a node refuses
+      // an already-processed transaction too); otherwise the reconciler learns the outcome.
+      // Processed meanwhile (the payer's own copy landed between the look-up and the send).
+      if (err instanceof SendTransactionError && ALREADY_PROCESSED.test(err.message)) return { kind: 'on-chain' };
+      if (err instanceof SendTransactionError && statusKnown) {
         this.restIfFeePayerAtFault(transaction, err.message);
-        return { ok: false, reason: 'rejected', signature, detail: err.message };
+        return { kind: 'rejected', detail: err.message };
       }
-      // Transport failure: the node may still have received it, so its status decides.
+      return { kind: 'unknown', detail: errorMessage(err) };
     }
-    return this.confirmation(signature);
+  }
+
+  async confirm(signature: string, timeoutMs: number): Promise<ConfirmOutcome> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      // Each look-up is bounded by the time left, so a stalled RPC cannot hold the answer past the window.
+      const status = await withDeadline(
+        this.connection.getSignatureStatuses([signature]).then(
+          (statuses) => statuses.value[0],
+          () => null, // an RPC hiccup while waiting: ask again
+        ),
+        deadline,
+      );
+      if (status?.err) return 'failed';
+      if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') return 'confirmed';
+      if (Date.now() + this.timing.pollIntervalMs > deadline) return 'unconfirmed';
+      await sleep(this.timing.pollIntervalMs);
+    }
+  }
+
+  async status(signature: string): Promise<ChainStatus> {
+    const [status] = (await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value;
+    if (!status) return 'absent';
+    if (status.err) return 'failed';
+    return status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized' ? 'confirmed' : 'processing';
+  }
+
+  life(signedTransaction: string): TransactionLife {
+    const { transaction } = decodePaymentTransaction(signedTransaction);
+    return { signature: bs58.encode(transaction.signatures[0]), recentBlockhash: transaction.message.recentBlockhash, nonceAccount: durableNonceAccount(transaction.message) };
   }
 
   /** Spec 8: a fee payer that could not pay (no SOL, no account) rests 60 s; other refusals are not its fault. */
   private restIfFeePayerAtFault(transaction: VersionedTransaction, detail: string): void {
     const feePayer = transaction.message.staticAccountKeys[0].toBase58();
     if (this.feePayers.owns(feePayer) && FEE_PAYER_FAULTS.test(detail)) this.feePayers.markFailed(feePayer);
-  }
-
-  private async confirmation(signature: string): Promise<BroadcastOutcome> {
-    const deadline = Date.now() + this.timing.confirmationTimeoutMs;
-    for (;;) {
-      const status = await this.connection.getSignatureStatuses([signature]).then(
-        (statuses) => statuses.value[0],
-        () => null, // an RPC hiccup while waiting: ask again
-      );
-      if (status?.err) return { ok: false, reason: 'failed', signature, detail: JSON.stringify(status.err) };
-      if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') return { ok: true, signature };
-      if (Date.now() + this.timing.pollIntervalMs > deadline) {
-        return { ok: false, reason: 'unconfirmed', signature, detail: `not confirmed within ${this.timing.confirmationTimeoutMs} ms` };
-      }
-      await sleep(this.timing.pollIntervalMs);
-    }
   }
 }
 
@@ -163,4 +187,15 @@ function isTokenInsufficientFunds(transaction: VersionedTransaction, err: Transa
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** The promise's value, or null once `deadline` (epoch ms) has passed first. */
+async function withDeadline<T>(promise: Promise<T | null>, deadline: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), Math.max(0, deadline - Date.now()))));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

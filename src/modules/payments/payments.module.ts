@@ -14,7 +14,9 @@ import { ReceiptsController } from './http/receipts.controller';
 import { FeePayers } from './ports/fee-payers';
 import { PaymentChain } from './ports/payment-chain';
 import { ReplayStore } from './ports/replay-store';
-import { SpendPolicy, UnlimitedSpend } from './ports/spend-policy';
+import { BudgetReservations, UnlimitedBudgets } from './ports/budget-reservations';
+import { ReceiptOutbox } from './application/receipt-outbox';
+import { SettlementReconciler } from './application/settlement-reconciler';
 
 /** x402 `exact`: challenges, verification, replay protection, settlement, receipts and the paid rate limit. */
 @Module({
@@ -32,7 +34,9 @@ import { SpendPolicy, UnlimitedSpend } from './ports/spend-policy';
       useFactory: (redis?: RedisConnection) => (redis ? new RedisReplayStore(redis.client, new MemoryReplayStore()) : new MemoryReplayStore()),
       inject: [{ token: RedisConnection, optional: true }],
     },
-    { provide: SpendPolicy, useClass: UnlimitedSpend },
+    { provide: BudgetReservations, useClass: UnlimitedBudgets },
+    ReceiptOutbox,
+    SettlementReconciler,
   ],
   exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeePayers],
 })

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { Receipt, ReceiptStatus } from '../../../modules/payments/domain/receipt';
+import type { Delivery, Receipt, ReceiptStatus } from '../../../modules/payments/domain/receipt';
 import { bigintColumn } from './spend-log.row';
 
 @Entity({ name: 'receipts' })
@@ -51,4 +51,16 @@ export class ReceiptRow implements Receipt {
 
   @Column('timestamptz', { name: 'settled_at', nullable: true })
   settledAt!: Date | null;
+
+  @Column('text', { nullable: true })
+  delivery!: Delivery | null;
+
+  @Column('timestamptz', { name: 'broadcast_at', nullable: true })
+  broadcastAt!: Date | null;
+
+  @Column('text', { name: 'replay_key' })
+  replayKey!: string;
+
+  @Column('text', { name: 'signed_transaction' })
+  signedTransaction!: string;
 }

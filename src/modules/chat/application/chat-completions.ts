@@ -7,6 +7,8 @@ import { SpendLog } from '../../billing/ports/spend-log';
 import { ExactPayments } from '../../payments/application/exact-payments';
 import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
 import { PaymentChallenges, type Challenge } from '../../payments/application/payment-challenges';
+import type { AcceptedPayment } from '../../payments/application/accepted-payment';
+import { PaymentReplayed } from '../../payments/domain/payment-errors';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { UpstreamError } from '../../providers/domain/upstream-error';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
@@ -19,11 +21,14 @@ import { messageText } from '../domain/chat-request';
 import type { StageTiming } from '../../ops/domain/stage-timing';
 import { CHAT_DISCOVERY } from '../domain/chat-discovery';
 import { CompletionAssembler, completionChunks } from '../domain/completion-stream';
+import { requestFingerprint } from '../domain/request-fingerprint';
 import { PromptGuard } from '../domain/prompt-guard';
 import { SessionTokenSigner } from '../domain/session-token';
 import { ResponseCache } from '../ports/response-cache';
 import { ChatPlanner } from './chat-planner';
 import { FreeTierLimit } from './free-tier-limit';
+import type { GenerationEnd } from './paid-generation';
+import { PaidGenerations, type Redelivery } from './paid-generations';
 
 export const CHAT_PATH = '/v1/chat/completions';
 
@@ -39,6 +44,8 @@ export interface ChatCaller {
   sessionId: string | undefined;
   /** Where upstream and payment time are recorded for the metrics. */
   timing: StageTiming;
+  /** Stops GW_REQUEST_TIMEOUT_SECS from cutting this request (its payment was broadcast). */
+  suspendTimeout: () => void;
 }
 
 /** What answered and how; the body is a whole completion or a stream that ends after everything is recorded. */
@@ -54,21 +61,9 @@ export type ChatOutcome =
   | { kind: 'served'; plan: ChatPlan; served: ServedChat; headers: Record<string, string>; paymentStatus: string | null };
 
 /**
- * How a request pays for its answer: `complete` runs once the whole answer is in hand (before a
- * JSON body is sent, before a stream's [DONE]) and returns the amount charged; `abandon` runs when
- * nothing was delivered. Free requests complete for nothing.
- */
-interface Delivery {
-  payerWallet: string | null;
-  complete(servedModel: string): Promise<bigint>;
-  abandon(): Promise<void>;
-}
-
-const FREE_DELIVERY: Delivery = { payerWallet: null, complete: () => Promise.resolve(0n), abandon: () => Promise.resolve() };
-
-/**
  * POST /v1/chat/completions (spec 4.1): plan, then the free path (limits, guard, provider) or the
- * paid one (guard, then a 402 quote until a payment comes).
+ * paid one (guard, then a 402 quote until a payment comes; then the settlement lifecycle of
+ * ARCHITECTURE.md section 3 through PaidGenerations).
  */
 @Injectable()
 export class ChatCompletions {
@@ -84,6 +79,7 @@ export class ChatCompletions {
     private readonly dispatcher: UpstreamDispatcher,
     private readonly freeTier: FreeTierLimit,
     private readonly cache: ResponseCache,
+    private readonly generations: PaidGenerations,
     private readonly spendLog: SpendLog,
     private readonly background: BackgroundTasks,
     private readonly logger: AppLogger,
@@ -106,50 +102,106 @@ export class ChatCompletions {
   }
 
   /**
-   * Spec 4.1 steps 5-8 with `exact`: the payment is verified and claimed first; the answer is
-   * produced; the payment settles once the answer is complete (before a JSON body is sent, before
-   * a stream's [DONE]); if nothing was delivered it is given back unbroadcast.
+   * Spec 4.1 steps 5-8 with `exact`: the payment is verified and claimed; the answer is produced
+   * detached from the connection, always streamed from the upstream; the payment is broadcast at
+   * its first content; a JSON answer is sent once it and the confirmation are in. A used payment
+   * whose client left early may get its answer again (redelivery).
    */
   private async servePaid(plan: ChatPlan, caller: ChatCaller, header: string): Promise<ChatOutcome> {
     const quote = quoteOf(plan);
     const verifying = performance.now();
-    const payment = await this.payments
-      .accept(header, {
-        path: CHAT_PATH,
-        quote: quote.total,
-        requestId: caller.requestId,
-        clientAddress: caller.clientAddress,
-        model: plan.candidates[0].model.id,
-        exclusiveSource: plan.request.stream === true,
-      })
-      .finally(() => caller.timing.payment('verify', performance.now() - verifying));
+    let payment: AcceptedPayment;
+    try {
+      payment = await this.payments.accept(header, { path: CHAT_PATH, quote: quote.total, requestId: caller.requestId, clientAddress: caller.clientAddress, model: plan.candidates[0].model.id, exclusiveSource: plan.request.stream === true });
+    } catch (err) {
+      if (err instanceof PaymentReplayed) {
+        const again = await this.generations.redeliver(err.replayKey, requestFingerprint(plan.request));
+        if (again) return this.redeliver(plan, again, caller);
+      }
+      throw err;
+    } finally {
+      caller.timing.payment('verify', performance.now() - verifying);
+    }
     const headers: Record<string, string> = {
       'X-Gw-Session': this.sessions.sign({ sid: caller.sessionId ?? caller.requestId, wallet: payment.payer, iat: Math.floor(Date.now() / 1000) }),
       ...rateLimitHeaders(payment.rateLimit),
     };
     if (payment.receiptPath) headers['X-Gw-Receipt'] = payment.receiptPath;
-    let settledResponse: string | null = null;
-    const delivery: Delivery = {
-      payerWallet: payment.payer,
-      complete: async (servedModel) => {
-        const settling = performance.now();
-        const settled = await payment.settle(servedModel).finally(() => caller.timing.payment('settle', performance.now() - settling));
-        settledResponse = settled.paymentResponse;
-        return settled.amountChargedAtomic;
-      },
-      abandon: () => payment.abandon(),
-    };
-    const served = await this.serve(plan, payment.amountPaid, caller, delivery);
-    // A JSON answer has settled by now; a stream settles before its [DONE].
-    if (settledResponse) headers['PAYMENT-RESPONSE'] = settledResponse;
-    return { kind: 'served', plan, served, headers, paymentStatus: settledResponse ? 'settled' : 'verified' };
+
+    const candidates = candidatesWithin(plan, payment.amountPaid);
+    const primary = candidates[0];
+    const key = this.cacheTtlSecs > 0 ? cacheKey(primary.model.id, plan.request, primary.outputTokens) : null;
+    const upstream = new AbortController();
+    let source: AsyncIterable<ChatCompletionChunk>;
+    let candidate = primary;
+    let fallback = false;
+    let cache: ServedChat['cache'] = 'miss';
+    const cached = key ? await this.cache.get(key) : null;
+    if (cached) {
+      source = fromArray(completionChunks(cached, true));
+      cache = 'hit';
+    } else {
+      const calling = performance.now();
+      const stop = (): void => {
+        if ((caller.signal.reason as { name?: unknown } | undefined)?.name !== 'ClientDisconnected') upstream.abort(caller.signal.reason);
+      };
+      caller.signal.addEventListener('abort', stop, { once: true });
+      try {
+        const targets = candidates.map(({ model, outputTokens }) => ({ provider: model.provider, call: { upstreamModel: model.upstreamModel, request: plan.request, maxTokens: outputTokens, stream: true } }));
+        const { index, reply } = await this.dispatcher.dispatch(targets, upstream.signal);
+        candidate = candidates[index];
+        fallback = index > 0;
+        source = reply.kind === 'stream' ? timed(reply.chunks, () => caller.timing.upstream(candidate.model.provider, performance.now() - calling)) : fromArray(completionChunks(reply.completion, true));
+      } catch (err) {
+        caller.timing.upstream('none', performance.now() - calling);
+        await payment.release();
+        throw err;
+      } finally {
+        caller.signal.removeEventListener('abort', stop);
+      }
+    }
+    const generation = this.generations.start(source, upstream, {
+      payment,
+      candidate,
+      requestId: caller.requestId,
+      signal: caller.signal,
+      suspendTimeout: caller.suspendTimeout,
+      fingerprint: requestFingerprint(plan.request),
+      cacheable: !fallback ? key : null,
+      inputTokens: plan.inputTokens,
+    });
+    const served = (body: ServedChat['body']): ServedChat => ({ model: candidate.model, fallback, cache, body });
+    if (plan.request.stream === true) {
+      return { kind: 'served', plan, served: served({ kind: 'stream', chunks: forClient(generation.listen(true), plan) }), headers, paymentStatus: 'verified' };
+    }
+    const settling = performance.now();
+    const end = await generation.ended;
+    caller.timing.payment('settle', performance.now() - settling);
+    if (caller.signal.aborted) generation.originalLeft();
+    else generation.originalReceivedAll();
+    const completion = answerOf(end);
+    if (end.kind === 'answer' && end.settlement.paymentResponse) headers['PAYMENT-RESPONSE'] = end.settlement.paymentResponse;
+    return { kind: 'served', plan, served: served({ kind: 'json', completion }), headers, paymentStatus: end.kind === 'answer' ? end.settlement.status : null };
+  }
+
+  /** A paid answer given again, in the form the resend asks, with no second charge. */
+  private async redeliver(plan: ChatPlan, again: Redelivery, caller: ChatCaller): Promise<ChatOutcome> {
+    this.logger.info({ request_id: caller.requestId }, 'paid answer redelivered');
+    const model = plan.candidates[0].model;
+    const headers = { 'X-Gw-Redelivered': 'true' };
+    const served = (body: ServedChat['body']): ChatOutcome => ({ kind: 'served', plan, served: { model, fallback: false, cache: 'miss', body }, headers, paymentStatus: null });
+    if (plan.request.stream === true) {
+      const chunks = again.kind === 'live' ? again.generation.listen(false) : fromArray(completionChunks(again.completion, true));
+      return served({ kind: 'stream', chunks: forClient(chunks, plan) });
+    }
+    return served({ kind: 'json', completion: again.kind === 'live' ? answerOf(await again.generation.ended) : again.completion });
   }
 
   /** Spec 1.8 and 8: per-IP limit, then the global cap, then the prompt guard, then the provider. A payment header is ignored. */
   private async serveFree(plan: ChatPlan, caller: ChatCaller): Promise<ChatOutcome> {
     const perClient = await this.freeTier.admit(caller.clientAddress);
     this.inspect(plan);
-    const served = await this.serve(plan, 0n, caller, FREE_DELIVERY);
+    const served = await this.serve(plan, caller);
     return { kind: 'served', plan, served, headers: rateLimitHeaders(perClient), paymentStatus: null };
   }
 
@@ -160,20 +212,17 @@ export class ChatCompletions {
     throw new GatewayError('bad_request', 'Request blocked by content policy');
   }
 
-  /**
-   * The answer from the cache or from the first candidate `budget` covers that answers. A JSON
-   * answer returns delivered (paid for); a stream is delivered as it is read, ends only after the
-   * delivery completed, and throws (as GatewayError) when the upstream or the settlement fails.
-   */
-  private async serve(plan: ChatPlan, budget: bigint, caller: ChatCaller, delivery: Delivery): Promise<ServedChat> {
+  /** A free answer from the cache or from the first candidate that answers; it stops when its client leaves. */
+  private async serve(plan: ChatPlan, caller: ChatCaller): Promise<ServedChat> {
     const { request } = plan;
-    const candidates = candidatesWithin(plan, budget);
+    const candidates = candidatesWithin(plan, 0n);
     const primary = candidates[0];
     const key = this.cacheTtlSecs > 0 ? cacheKey(primary.model.id, request, primary.outputTokens) : null;
     const cached = key ? await this.cache.get(key) : null;
     if (cached) {
-      if (request.stream !== true) await this.deliver(caller, plan, primary, cached, delivery, null);
-      return { model: primary.model, fallback: false, cache: 'hit', body: this.cachedBody(cached, plan, caller, primary, delivery) };
+      if (request.stream !== true) this.record(caller, plan, primary, cached.usage);
+      const body: ServedChat['body'] = request.stream === true ? { kind: 'stream', chunks: this.relay(fromArray(completionChunks(cached, true)), plan, caller, primary, null, null) } : { kind: 'json', completion: cached };
+      return { model: primary.model, fallback: false, cache: 'hit', body };
     }
 
     const targets = candidates.map(({ model, outputTokens }) => ({
@@ -186,7 +235,6 @@ export class ChatCompletions {
       dispatched = await this.dispatcher.dispatch(targets, caller.signal);
     } catch (err) {
       caller.timing.upstream('none', performance.now() - calling);
-      await delivery.abandon();
       throw err;
     }
     const { index, reply } = dispatched;
@@ -195,98 +243,85 @@ export class ChatCompletions {
     if (reply.kind === 'json') {
       caller.timing.upstream(candidate.model.provider, performance.now() - calling);
       const completion = { ...reply.completion, model: candidate.model.id };
-      await this.deliver(caller, plan, candidate, completion, delivery, cacheable);
+      this.deliver(caller, plan, candidate, completion, cacheable);
       return { model: candidate.model, fallback: index > 0, cache: 'miss', body: { kind: 'json', completion } };
     }
-    return {
-      model: candidate.model,
-      fallback: index > 0,
-      cache: 'miss',
-      body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, delivery, cacheable, calling) },
-    };
+    return { model: candidate.model, fallback: index > 0, cache: 'miss', body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, cacheable, calling) } };
   }
 
-  /** Passes a stream through under our model id; once it has ended whole, completes the delivery before the client sees [DONE]. */
+  /** Passes a free stream through under our model id; once it has ended whole, logs it and caches it before [DONE]. */
   private async *relay(
     chunks: AsyncIterable<ChatCompletionChunk>,
     plan: ChatPlan,
     caller: ChatCaller,
     candidate: PricedCandidate,
-    delivery: Delivery,
     cacheable: string | null,
     /** When the upstream was called; null for a cached answer replayed as a stream. */
     calling: number | null,
   ): AsyncGenerator<ChatCompletionChunk> {
     const assembler = new CompletionAssembler();
-    const showUsage = plan.request.stream_options?.include_usage === true;
-    let finished = false;
-    let sent = false;
     try {
       for await (const upstream of chunks) {
         const chunk = { ...upstream, model: candidate.model.id };
         assembler.add(chunk);
-        if (chunk.choices.length === 0 && !showUsage) continue;
-        if (!showUsage) delete chunk.usage;
-        yield chunk;
-        sent = true;
+        yield* forClient(fromArray([chunk]), plan);
       }
-      if (calling !== null) caller.timing.upstream(candidate.model.provider, performance.now() - calling);
-      const completion = assembler.result();
-      if (!completion) throw new GatewayError('provider_error', 'the upstream stream ended before the answer was complete');
-      finished = true;
-      await this.deliver(caller, plan, candidate, completion, delivery, cacheable);
     } catch (err) {
       throw err instanceof UpstreamError ? midStreamError(err) : err;
-    } finally {
-      if (!finished) {
-        // A client that walked away after the answer began has had what it paid for; leaving before
-        // [DONE] must not make a payment free and reusable. An upstream that failed, a request that
-        // timed out or a stream that never started delivered nothing: not charged.
-        if (sent && clientLeft(caller.signal)) await this.settle(caller, plan, candidate, delivery, assembler.usage());
-        else await delivery.abandon();
-      }
     }
+    if (calling !== null) caller.timing.upstream(candidate.model.provider, performance.now() - calling);
+    const completion = assembler.result();
+    if (!completion) throw new GatewayError('provider_error', 'the upstream stream ended before the answer was complete');
+    this.deliver(caller, plan, candidate, completion, cacheable);
   }
 
-  /** The answer is whole: complete the delivery (settle a payment), then log it and cache it. */
-  private async deliver(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, completion: ChatCompletion, delivery: Delivery, cacheable: string | null): Promise<void> {
-    // The client left while the answer was being produced: it never received it, so it is not paid for.
-    if (caller.signal.aborted) {
-      await delivery.abandon();
-      throw caller.signal.reason;
-    }
-    await this.settle(caller, plan, candidate, delivery, completion.usage);
+  /** A whole free answer: log it and cache it, unless its client already left. */
+  private deliver(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, completion: ChatCompletion, cacheable: string | null): void {
+    if (caller.signal.aborted) throw caller.signal.reason;
+    this.record(caller, plan, candidate, completion.usage);
     if (cacheable) this.background.run('cache write', () => this.cache.set(cacheable, completion, this.cacheTtlSecs));
   }
 
-  /** Completes the delivery (settles a payment) and writes the spend-log row with what it charged. */
-  private async settle(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, delivery: Delivery, usage: ChatCompletion['usage']): Promise<void> {
-    const charged = await delivery.complete(candidate.model.id);
+  private record(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, usage: ChatCompletion['usage']): void {
     this.background.run('spend log', () =>
       this.spendLog.record({
         requestId: caller.requestId,
-        payerWallet: delivery.payerWallet,
+        payerWallet: null,
         model: candidate.model.id,
         provider: candidate.model.provider,
         tokensIn: usage?.prompt_tokens ?? plan.inputTokens,
         tokensOut: usage?.completion_tokens ?? 0,
-        amountChargedAtomic: charged,
+        amountChargedAtomic: 0n,
         createdAt: new Date(),
       }),
     );
   }
+}
 
-  /** A cached answer in the form asked; as a stream it is paid for before its [DONE], like any other. */
-  private cachedBody(completion: ChatCompletion, plan: ChatPlan, caller: ChatCaller, primary: PricedCandidate, delivery: Delivery): ServedChat['body'] {
-    if (plan.request.stream !== true) return { kind: 'json', completion };
-    const chunks = fromArray(completionChunks(completion, true));
-    return { kind: 'stream', chunks: this.relay(chunks, plan, caller, primary, delivery, null, null) };
+/** The JSON answer of a paid generation: whole, or cut after the broadcast (`finish_reason: null`); an error throws. */
+function answerOf(end: GenerationEnd): ChatCompletion {
+  if (end.kind === 'error') throw end.error;
+  if (end.settlement.status === 'failed' && end.error) throw end.error;
+  return end.completion;
+}
+
+/** Chunks as the client asked for them: usage only with `stream_options.include_usage`. */
+async function* forClient(chunks: AsyncIterable<ChatCompletionChunk>, plan: ChatPlan): AsyncGenerator<ChatCompletionChunk> {
+  const showUsage = plan.request.stream_options?.include_usage === true;
+  for await (const chunk of chunks) {
+    if (showUsage) {
+      yield chunk;
+    } else if (chunk.choices.length > 0) {
+      const { usage: _usage, ...rest } = chunk;
+      yield rest;
+    }
   }
 }
 
-/** The request was cancelled because its client went away (not because it timed out). */
-function clientLeft(signal: AbortSignal): boolean {
-  return signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name === 'ClientDisconnected';
+/** The stream, reporting when it ended (the upstream time of the metrics). */
+async function* timed<T>(items: AsyncIterable<T>, ended: () => void): AsyncGenerator<T> {
+  yield* items;
+  ended();
 }
 
 function midStreamError(err: UpstreamError): GatewayError {

@@ -28,6 +28,11 @@ export class CompletionAssembler {
     }
   }
 
+  /** Whether any content (text, tool call or refusal) has arrived. */
+  get hasContent(): boolean {
+    return [...this.choices.values()].some((state) => state.content !== '' || state.toolCalls.size > 0);
+  }
+
   /** The usage reported so far, if any. */
   usage(): ChatCompletion['usage'] {
     return this.reportedUsage;
@@ -35,8 +40,14 @@ export class CompletionAssembler {
 
   /** The completion, or null when the stream never finished a choice (nothing worth keeping). */
   result(): ChatCompletion | null {
+    const choices = [...this.choices.values()];
+    if (choices.length === 0 || choices.some((state) => state.finish === null)) return null;
+    return this.snapshot();
+  }
+
+  /** What arrived so far as a completion; a choice that has not finished has `finish_reason: null`. */
+  snapshot(): ChatCompletion {
     const choices = [...this.choices.entries()].sort(([a], [b]) => a - b);
-    if (choices.length === 0 || choices.some(([, state]) => state.finish === null)) return null;
     return {
       id: this.id,
       object: 'chat.completion',
@@ -84,4 +95,12 @@ export function completionChunks(completion: ChatCompletion, includeUsage: boole
   }
   if (includeUsage && completion.usage) chunks.push({ ...base, choices: [], usage: completion.usage });
   return chunks;
+}
+
+/** Whether a chunk carries content the payer gets (text, tool call, refusal or reasoning): the moment a paid answer is broadcast. */
+export function carriesContent(chunk: ChatCompletionChunk): boolean {
+  return chunk.choices.some(({ delta }) => {
+    const reasoning = (delta as { reasoning_content?: unknown; reasoning?: unknown }).reasoning_content ?? (delta as { reasoning?: unknown }).reasoning;
+    return Boolean(delta.content) || (delta.tool_calls?.length ?? 0) > 0 || Boolean(delta.refusal) || Boolean(reasoning);
+  });
 }

@@ -24,6 +24,7 @@ export class ChatCompletionsController {
       paymentHeader: typeof payment === 'string' ? payment : undefined,
       sessionId: session,
       timing: req.gw.timing,
+      suspendTimeout: () => req.gw.suspendTimeout(),
     });
     const debug = req.headers['x-gw-debug'] === 'true';
     await this.render(res, outcome, debug ? startedAt : null);

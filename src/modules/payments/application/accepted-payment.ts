@@ -3,45 +3,58 @@ import { encodePaymentResponseHeader, type Network } from '../../../../libs/x402
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { VerifiedTransfer } from '../domain/exact-payment';
 import { paymentErrors } from '../domain/payment-errors';
-import type { Receipt, ReceiptOutcome } from '../domain/receipt';
+import type { Delivery, Receipt, ReceiptOutcome } from '../domain/receipt';
+import type { BudgetReservations } from '../ports/budget-reservations';
 import type { PaymentChain } from '../ports/payment-chain';
 import type { ReplayStore } from '../ports/replay-store';
 import type { ReceiptStore } from '../ports/receipt-store';
 import type { PaymentMetrics } from './payment-metrics';
+import type { ReceiptOutbox } from './receipt-outbox';
 
-export interface SettledPayment {
+/** Where a broadcast payment stands once the confirmation window is over. */
+export interface Settlement {
+  /** `pending`: sent but not confirmed in the window; the reconciler finishes the receipt. */
+  status: 'settled' | 'failed' | 'pending';
   transactionSignature: string;
-  amountChargedAtomic: bigint;
-  /** The standard x402 `PAYMENT-RESPONSE` header value. */
-  paymentResponse: string;
+  /** The standard x402 `PAYMENT-RESPONSE` header value, once settled. */
+  paymentResponse: string | null;
 }
 
-interface Collaborators {
+export interface PaymentCollaborators {
   chain: PaymentChain;
   replay: ReplayStore;
   receipts: ReceiptStore | undefined;
+  budgets: BudgetReservations;
+  outbox: ReceiptOutbox;
   metrics: PaymentMetrics;
   logger: AppLogger;
   network: Network;
+  confirmMs: number;
 }
 
 /**
- * A verified, claimed payment awaiting its outcome: `settle` broadcasts it (after delivery for
- * chat, before serving for tools) and `abandon` gives it back unused when nothing was delivered.
- * Exactly one of them takes effect; the receipt records which, and a failure is never silent.
+ * A verified, claimed payment and its settlement lifecycle (ARCHITECTURE.md section 3): `release`
+ * gives it back uncharged while it was never broadcast; `broadcast` hands it to the chain (at the
+ * first content of the answer, or before serving a tool), after which nothing un-charges it;
+ * `settled` is the confirmation. The receipt records every step; a write that fails is retried by
+ * the outbox, never dropped.
  */
 export class AcceptedPayment {
-  private outcome: Promise<SettledPayment> | Promise<void> | null = null;
+  /** `refused`: already on chain with no durable claim for it; the claim is kept, nothing is settled. */
+  private phase: 'accepted' | 'broadcast' | 'released' | 'refused' = 'accepted';
+  private settlement: Promise<Settlement> | null = null;
 
   constructor(
     readonly transfer: VerifiedTransfer,
     private readonly transaction: string,
+    /** The receipt id, also the key of the budget reservation (there is one even without receipt storage). */
+    readonly receiptId: string,
     readonly receipt: Receipt | null,
     /** The payer wallet's paid rate-limit window, for the response headers. */
     readonly rateLimit: RateDecision,
     /** The claim on the paying account while this payment is unsettled, if the caller asked for one. */
     private readonly sourceLock: string | null,
-    private readonly deps: Collaborators,
+    private readonly deps: PaymentCollaborators,
   ) {}
 
   get payer(): string {
@@ -52,53 +65,101 @@ export class AcceptedPayment {
     return this.transfer.amount;
   }
 
+  get replayKey(): string {
+    return this.transfer.replayKey;
+  }
+
+  /** Whether the payment was handed to the chain (from then on it is never un-charged). */
+  get broadcasted(): boolean {
+    return this.phase === 'broadcast';
+  }
+
   /** `/v1/receipts/<id>`, or null without receipt storage. */
   get receiptPath(): string | null {
     return this.receipt ? `/v1/receipts/${this.receipt.id}` : null;
   }
 
-  /** Broadcasts the payment; throws 500 `settlement_failed` (recorded on the receipt) when it did not land. */
-  settle(servedModel: string | null): Promise<SettledPayment> {
-    if (this.outcome) throw new Error('payment already settled or abandoned');
-    const settled = this.broadcast(servedModel).finally(() => this.unlockSource());
-    this.outcome = settled;
-    return settled;
+  /** Nothing was broadcast: nothing is charged, and the claim is released so the same payment may be retried. */
+  async release(): Promise<void> {
+    if (this.phase !== 'accepted') return;
+    this.phase = 'released';
+    await this.giveBack();
   }
 
-  /** Nothing was delivered: nothing is broadcast, the claim is released so the same payment may be retried. */
-  abandon(): Promise<void> {
-    if (this.outcome) return Promise.resolve();
-    const abandoned = (async () => {
-      await Promise.all([this.deps.replay.release(this.transfer.replayKey), this.unlockSource()]);
-      this.deps.metrics.settlement('not_charged');
-      await this.complete({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null });
-    })();
-    this.outcome = abandoned;
-    return abandoned;
+  /**
+   * Hands the payment to the chain: resolves once it was sent or its outcome is unknown (both
+   * count as broadcast). Throws 500 `settlement_failed` when the node refused it (preflight: nothing
+   * charged, the claim released), or the replay 402 when it was already on chain and no durable
+   * claim says it is this request's.
+   */
+  async broadcast(servedModel: string | null): Promise<void> {
+    if (this.phase !== 'accepted') throw new Error(`payment ${this.phase}: cannot broadcast`);
+    this.phase = 'broadcast';
+    const prepared = this.deps.chain.prepare(this.transaction);
+    if (!prepared) return this.refused('fee payer key unavailable');
+    await this.record('broadcast', () => this.deps.receipts?.recordBroadcast(this.receiptId, { broadcastAt: new Date(), signedTransaction: prepared.signedTransaction, transactionSignature: prepared.signature }));
+    const sent = await this.deps.chain.send(prepared.signedTransaction);
+    if (sent.kind === 'rejected') return this.refused(sent.detail);
+    if (sent.kind === 'on-chain' && !this.receipt) {
+      // No durable claim: a payment the payer broadcast itself may have paid another request already.
+      this.phase = 'refused';
+      this.deps.metrics.settlement('replayed');
+      await this.unlockSource();
+      throw paymentErrors.replayed(this.transfer.replayKey);
+    }
+    if (sent.kind === 'unknown') this.deps.logger.warn({ detail: sent.detail, receipt: this.receiptId }, 'payment send outcome unknown; counted as broadcast');
+    this.settlement = this.confirm(prepared.signature, servedModel);
   }
 
-  private async broadcast(servedModel: string | null): Promise<SettledPayment> {
-    const result = await this.deps.chain.broadcast(this.transaction);
-    if (result.ok) {
-      const { signature } = result;
+  /** The confirmation of a broadcast payment, waited for at most the confirmation window. */
+  settled(): Promise<Settlement> {
+    if (!this.settlement) throw new Error('payment not broadcast');
+    return this.settlement;
+  }
+
+  /** Records what the payer received, once the request has ended. */
+  recordDelivery(delivery: Delivery): Promise<void> {
+    return this.record('delivery', () => this.deps.receipts?.recordDelivery(this.receiptId, delivery));
+  }
+
+  private async refused(detail: string): Promise<never> {
+    this.phase = 'released';
+    this.deps.logger.warn({ detail, receipt: this.receiptId }, 'payment refused at broadcast; nothing charged');
+    this.deps.metrics.settlement('rejected');
+    await this.giveBack();
+    throw paymentErrors.settlementFailed(this.receiptPath);
+  }
+
+  private async giveBack(): Promise<void> {
+    await Promise.all([this.deps.replay.release(this.transfer.replayKey), this.unlockSource()]);
+    this.deps.metrics.settlement('not_charged');
+    await this.complete({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null });
+  }
+
+  private async confirm(signature: string, servedModel: string | null): Promise<Settlement> {
+    const outcome = await this.deps.chain.confirm(signature, this.deps.confirmMs);
+    await this.unlockSource();
+    const model = servedModel ? { model: servedModel } : {};
+    if (outcome === 'confirmed') {
       this.deps.metrics.settlement('settled');
-      await this.complete({ status: 'settled', amountChargedAtomic: this.transfer.amount, settledAt: new Date(), transactionSignature: signature, ...(servedModel ? { model: servedModel } : {}) });
+      await this.complete({ status: 'settled', amountChargedAtomic: this.transfer.amount, settledAt: new Date(), transactionSignature: signature, ...model });
       return {
+        status: 'settled',
         transactionSignature: signature,
-        amountChargedAtomic: this.transfer.amount,
         paymentResponse: encodePaymentResponseHeader({ success: true, transaction: signature, network: this.deps.network, payer: this.transfer.payer }),
       };
     }
-    this.deps.metrics.settlement(result.reason);
-    this.deps.logger.error(
-      { reason: result.reason, detail: result.detail, signature: this.transfer.signature, receipt: this.receipt?.id },
-      'settlement failed after delivery was ready; the answer is withheld',
-    );
-    // A rejected transaction can never land: the payer may try again. A failed one landed without
-    // moving funds. An unconfirmed one may still land: its receipt stays pending, the honest state.
-    if (result.reason === 'rejected') await this.deps.replay.release(this.transfer.replayKey);
-    if (result.reason !== 'unconfirmed') await this.complete({ status: 'failed', amountChargedAtomic: 0n, settledAt: null });
-    throw paymentErrors.settlementFailed(this.receiptPath);
+    if (outcome === 'failed') {
+      // It landed with an error: the fee was paid, the funds did not move.
+      this.deps.metrics.settlement('failed');
+      this.deps.logger.error({ signature, receipt: this.receiptId }, 'payment landed with an error: not paid');
+      await this.complete({ status: 'failed', amountChargedAtomic: 0n, settledAt: null, transactionSignature: signature, ...model });
+      return { status: 'failed', transactionSignature: signature, paymentResponse: null };
+    }
+    // The gateway, never the payer, takes the risk of a slow chain: the answer goes out, the receipt stays pending.
+    this.deps.metrics.settlement('unconfirmed');
+    this.deps.logger.warn({ signature, receipt: this.receiptId }, 'payment not confirmed in the window; left pending for the reconciler');
+    return { status: 'pending', transactionSignature: signature, paymentResponse: null };
   }
 
   private async unlockSource(): Promise<void> {
@@ -106,11 +167,12 @@ export class AcceptedPayment {
   }
 
   private async complete(outcome: ReceiptOutcome): Promise<void> {
-    if (!this.receipt || !this.deps.receipts) return;
-    try {
-      await this.deps.receipts.complete(this.receipt.id, outcome);
-    } catch (err) {
-      this.deps.logger.error({ err, receipt: this.receipt.id, outcome: outcome.status }, 'could not record the payment outcome on its receipt');
-    }
+    await this.record(outcome.status, () => this.deps.receipts?.complete(this.receiptId, outcome));
+    await this.deps.budgets.follow(this.receiptId, outcome.status).catch((err: unknown) => this.deps.logger.error({ err, receipt: this.receiptId }, 'budget reservation could not follow its receipt'));
+  }
+
+  private record(what: string, write: () => Promise<unknown> | undefined): Promise<void> {
+    if (!this.deps.receipts) return Promise.resolve();
+    return this.deps.outbox.write(`receipt ${this.receiptId}: ${what}`, async () => write());
   }
 }

@@ -9,8 +9,11 @@ import type { Receipt } from '../domain/receipt';
 import { PaymentChain } from '../ports/payment-chain';
 import { NONCE_REPLAY_TTL_MS, REPLAY_TTL_MS, ReplayStore, ReplayStoreFull } from '../ports/replay-store';
 import { ReceiptStore } from '../ports/receipt-store';
-import { SpendPolicy } from '../ports/spend-policy';
-import { AcceptedPayment } from './accepted-payment';
+import { BudgetReservations } from '../ports/budget-reservations';
+import { PaymentAlreadyHeld } from '../ports/receipt-store';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { AcceptedPayment, type PaymentCollaborators } from './accepted-payment';
+import { ReceiptOutbox } from './receipt-outbox';
 import { PaymentChallenges } from './payment-challenges';
 import { PaymentMetrics } from './payment-metrics';
 import { PaidRateLimit } from './paid-rate-limit';
@@ -43,23 +46,28 @@ const SOURCE_LOCK_MS = 10 * 60 * 1000;
  * The `exact` scheme up to the point of serving (ARCHITECTURE.md section 3, in its order): header
  * size, decode, resource and `accepted` against the challenge, scheme against payload, the
  * transaction's own checks, replay look-up, the paid rate limit (keyed on the wallet whose
- * signature just verified), blockhash, simulation, budget, the atomic replay claim, the pending
- * receipt. Callable without HTTP: chat, tools and the A2A adapter share it. When to settle is the
- * caller's policy (`AcceptedPayment.settle`).
+ * signature just verified), blockhash, simulation, the atomic replay claim, the budget
+ * reservation, the pending receipt (the durable claim). Callable without HTTP: chat, tools and
+ * the A2A adapter share it. When to broadcast is the caller's policy (`AcceptedPayment.broadcast`).
  */
 @Injectable()
 export class ExactPayments {
+  private readonly collaborators: PaymentCollaborators;
+
   constructor(
     private readonly challenges: PaymentChallenges,
     private readonly chain: PaymentChain,
     private readonly replay: ReplayStore,
-    private readonly spend: SpendPolicy,
+    private readonly budgets: BudgetReservations,
     private readonly rateLimit: PaidRateLimit,
     private readonly metrics: PaymentMetrics,
+    outbox: ReceiptOutbox,
     private readonly logger: AppLogger,
+    config: GatewayConfig,
     @Optional() private readonly receipts?: ReceiptStore,
   ) {
     logger.setContext(ExactPayments.name);
+    this.collaborators = { chain, replay, receipts, budgets, outbox, metrics, logger, network: challenges.terms.network, confirmMs: config.settlement.confirmMs };
   }
 
   async accept(header: string, context: PaymentContext): Promise<AcceptedPayment> {
@@ -78,29 +86,40 @@ export class ExactPayments {
     const payload = this.decode(header);
     const transaction = this.checkTerms(payload, context);
     const transfer = this.verify(transaction, context.quote);
-    if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed();
+    if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed(transfer.replayKey);
     await this.rateLimit.admitAttempt(context.clientAddress);
     const rateLimit = await this.rateLimit.admitWallet(transfer.payer);
     await this.checkOnChain(transfer, transaction);
-    const refusal = await this.spend.authorize(transfer.payer, transfer.amount);
-    if (refusal) throw refusal;
 
     const ttl = transfer.nonceAccount === null ? REPLAY_TTL_MS : NONCE_REPLAY_TTL_MS;
-    if (!(await this.claim(transfer.replayKey, ttl))) throw paymentErrors.replayed();
+    if (!(await this.claim(transfer.replayKey, ttl))) throw paymentErrors.replayed(transfer.replayKey);
     const sourceLock = context.exclusiveSource ? `source:${transfer.source}` : null;
     if (sourceLock && !(await this.claim(sourceLock, SOURCE_LOCK_MS))) {
       await this.replay.release(transfer.replayKey);
       throw paymentErrors.sourceBusy();
     }
+    const receiptId = randomUUID();
+    const giveBack = () => Promise.all([this.replay.release(transfer.replayKey), sourceLock ? this.replay.release(sourceLock) : undefined]);
+    const refusal = await this.budgets.reserve(receiptId, transfer.payer, transfer.amount);
+    if (refusal) {
+      await giveBack();
+      throw refusal;
+    }
     let receipt: Receipt | null = null;
     try {
-      receipt = await this.writeReceipt(transfer, context, payload);
+      receipt = await this.writeReceipt(receiptId, transfer, transaction, context, payload);
     } catch (err) {
-      await Promise.all([this.replay.release(transfer.replayKey), sourceLock ? this.replay.release(sourceLock) : undefined]);
+      await this.budgets.follow(receiptId, 'not_charged');
+      if (err instanceof PaymentAlreadyHeld) {
+        // Another instance holds this payment's durable claim, whatever the replay store said.
+        if (sourceLock) await this.replay.release(sourceLock);
+        throw paymentErrors.replayed(transfer.replayKey);
+      }
+      await giveBack();
       this.logger.error({ err, request_id: context.requestId }, 'could not write the pending receipt; payment refused unused');
       throw paymentErrors.receiptsUnavailable();
     }
-    return new AcceptedPayment(transfer, transaction, receipt, rateLimit, sourceLock, { chain: this.chain, replay: this.replay, receipts: this.receipts, metrics: this.metrics, logger: this.logger, network: this.challenges.terms.network });
+    return new AcceptedPayment(transfer, transaction, receiptId, receipt, rateLimit, sourceLock, this.collaborators);
   }
 
   private async claim(replayKey: string, ttlMs: number): Promise<boolean> {
@@ -172,10 +191,10 @@ export class ExactPayments {
     }
   }
 
-  private async writeReceipt(transfer: VerifiedTransfer, context: PaymentContext, payload: PaymentPayload): Promise<Receipt | null> {
+  private async writeReceipt(id: string, transfer: VerifiedTransfer, transaction: string, context: PaymentContext, payload: PaymentPayload): Promise<Receipt | null> {
     if (!this.receipts) return null;
     const receipt: Receipt = {
-      id: randomUUID(),
+      id,
       status: 'pending',
       scheme: 'exact',
       network: payload.accepted.network,
@@ -191,6 +210,10 @@ export class ExactPayments {
       requestId: context.requestId,
       createdAt: new Date(),
       settledAt: null,
+      delivery: null,
+      broadcastAt: null,
+      replayKey: transfer.replayKey,
+      signedTransaction: transaction,
     };
     await this.receipts.create(receipt);
     return receipt;

@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 
-/** Counters operators watch for payments: accepted and refused, settled and failed. */
+/** What operators watch for payments: accepted and refused, settled and failed, and what is still pending. */
 @Injectable()
 export class PaymentMetrics {
   private readonly payments: Counter<'outcome'>;
   private readonly settlements: Counter<'result'>;
+  private readonly pendingReceipts: Gauge;
+  private readonly pendingAge: Gauge;
 
   constructor(registry: Registry) {
     this.payments = new Counter({ name: 'gw_payments_total', help: 'Payment headers by outcome (accepted, or why refused)', labelNames: ['outcome'], registers: [registry] });
@@ -15,6 +17,13 @@ export class PaymentMetrics {
       labelNames: ['result'],
       registers: [registry],
     });
+    this.pendingReceipts = new Gauge({ name: 'gw_settlement_pending_receipts', help: 'Receipts still pending at the last reconciler pass (at most one batch)', registers: [registry] });
+    this.pendingAge = new Gauge({ name: 'gw_settlement_pending_age_seconds', help: 'Age of the oldest pending receipt at the last reconciler pass; 0 when none', registers: [registry] });
+  }
+
+  pending(count: number, oldestAgeSecs: number): void {
+    this.pendingReceipts.set(count);
+    this.pendingAge.set(oldestAgeSecs);
   }
 
   payment(outcome: string): void {

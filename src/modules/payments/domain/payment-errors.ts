@@ -1,6 +1,15 @@
 import { GatewayError } from '../../../errors/gateway-error';
 import { PAYMENT_VERIFICATION_FAILED } from './exact-payment';
 
+const REPLAYED_MESSAGE = 'transaction has already been used; each payment signature may only be submitted once';
+
+/** A payment already used (spec 5.3). Carries its replay key, so an answer kept for it can be found (redelivery). */
+export class PaymentReplayed extends GatewayError {
+  constructor(readonly replayKey: string) {
+    super('invalid_payment', REPLAYED_MESSAGE);
+  }
+}
+
 /** The refusals of a payment (spec 7), each with the spec's wording where it has one. */
 export const paymentErrors = {
   tooLarge: (limit: number) => new GatewayError('invalid_payment', `PAYMENT-SIGNATURE exceeds ${limit / 1024} KB`),
@@ -13,7 +22,7 @@ export const paymentErrors = {
   scheme: (scheme: string) => new GatewayError('bad_request', `payment scheme ${scheme} is not accepted on this endpoint; use exact`),
   schemeMismatch: (scheme: string, payload: string) => new GatewayError('bad_request', `payment scheme ${scheme} does not match its ${payload} payload`),
   channelUnavailable: () => new GatewayError('not_found', 'channel payments are not available on this gateway'),
-  replayed: () => new GatewayError('invalid_payment', 'transaction has already been used; each payment signature may only be submitted once'),
+  replayed: (replayKey: string) => new PaymentReplayed(replayKey),
   unverifiable: () => new GatewayError('invalid_payment', PAYMENT_VERIFICATION_FAILED),
   expired: () => new GatewayError('invalid_payment', 'payment transaction blockhash has expired; sign a new payment and retry'),
   unconfirmed: () => new GatewayError('invalid_payment', 'Payment transaction could not be confirmed. Please retry.'),
@@ -30,6 +39,6 @@ export const paymentErrors = {
   settlementFailed: (receiptPath: string | null) =>
     new GatewayError(
       'settlement_failed',
-      `the payment could not be settled on chain, so the answer was not delivered${receiptPath ? `; the receipt ${receiptPath} records the attempt` : ''}`,
+      `the payment could not be settled on chain, so the answer was not delivered; nothing was charged${receiptPath ? `; the receipt ${receiptPath} records the attempt` : ''}`,
     ),
 };

@@ -1,6 +1,12 @@
 /** Spec 2.10 and ARCHITECTURE.md section 3: what a payment left behind. Amounts are atomic USDC. */
 export type ReceiptStatus = 'pending' | 'settled' | 'failed' | 'not_charged';
 
+/**
+ * What the payer received: the whole answer, part of it (content sent, then the answer ended early
+ * or the client left midway), or nothing because the client left before any content reached it.
+ */
+export type Delivery = 'complete' | 'partial' | 'client_disconnected';
+
 export interface Receipt {
   /** UUIDv4: knowing it is the capability to read the receipt. */
   id: string;
@@ -11,20 +17,28 @@ export interface Receipt {
   payerWallet: string;
   payTo: string;
   /**
-   * The transaction's id (its first signature, base58). Until a sponsored transaction is settled
-   * its first slot is the gateway's, still empty, so a pending receipt holds the payer's signature.
+   * The transaction's id (its first signature, base58). Until a sponsored transaction is
+   * broadcast its first slot is the gateway's, still empty, so the receipt holds the payer's signature.
    */
   transactionSignature: string;
   amountQuotedAtomic: bigint;
   /** What the signed transfer moves. */
   amountPaidAtomic: bigint;
-  /** What actually left the payer: the paid amount once settled, 0 when nothing was broadcast. */
+  /** What actually left the payer: the paid amount once settled, 0 otherwise. */
   amountChargedAtomic: bigint;
   endpoint: string;
   model: string | null;
   requestId: string;
   createdAt: Date;
   settledAt: Date | null;
+  /** Null until the request has ended. */
+  delivery: Delivery | null;
+  /** When the transaction was handed to the chain; null while it never was. */
+  broadcastAt: Date | null;
+  /** The payment's replay key: while this receipt is not `not_charged`, no other receipt may hold it (the durable claim). */
+  replayKey: string;
+  /** The signed transaction (base64), co-signed once broadcast; what the reconciler rebroadcasts. Never shown. */
+  signedTransaction: string;
 }
 
 /** The changes a settlement (or its absence) makes to a pending receipt. */
@@ -36,4 +50,13 @@ export interface ReceiptOutcome {
   model?: string;
   /** The landed transaction's id, once known. */
   transactionSignature?: string;
+}
+
+/** What is recorded when a payment is handed to the chain. */
+export interface BroadcastRecord {
+  broadcastAt: Date;
+  /** The transaction as sent (co-signed when sponsored), base64. */
+  signedTransaction: string;
+  /** Its id as sent. */
+  transactionSignature: string;
 }

@@ -1,5 +1,5 @@
 import { formatUsdc } from '../../billing/domain/atomic-usdc';
-import type { Receipt, ReceiptStatus } from '../domain/receipt';
+import type { Delivery, Receipt, ReceiptStatus } from '../domain/receipt';
 
 /** A receipt on the wire (ARCHITECTURE.md section 3): snake_case, atomic amounts as integer strings. */
 export interface ReceiptView {
@@ -22,6 +22,10 @@ export interface ReceiptView {
   created_at: string;
   /** Null until settlement completes (and when nothing was settled). */
   settled_at: string | null;
+  /** What the payer received; null until the request ended (and when nothing was charged). */
+  delivery: Delivery | null;
+  /** When the payment was handed to the chain; null while it never was. The signed bytes are never shown. */
+  broadcast_at: string | null;
 }
 
 export function receiptView(receipt: Receipt): ReceiptView {
@@ -44,5 +48,7 @@ export function receiptView(receipt: Receipt): ReceiptView {
     request_id: receipt.requestId,
     created_at: receipt.createdAt.toISOString(),
     settled_at: receipt.settledAt?.toISOString() ?? null,
+    delivery: receipt.delivery,
+    broadcast_at: receipt.broadcastAt?.toISOString() ?? null,
   };
 }

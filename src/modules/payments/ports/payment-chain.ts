@@ -3,22 +3,41 @@ import type { ExactExpectations, VerifiedTransfer } from '../domain/exact-paymen
 /** Why a simulation refused the payment: the payer lacks the tokens (or lamports) to pay, or anything else. */
 export type SimulationOutcome = { ok: true } | { ok: false; reason: 'insufficient-funds' | 'failed'; detail: string };
 
-export type BroadcastFailure =
-  /** The node refused the transaction (or the gateway could not co-sign it); it will not land. */
-  | 'rejected'
-  /** It landed with an error: the fee was paid, the funds did not move. */
-  | 'failed'
-  /** No confirmation before the deadline; it may still land while its blockhash lives. */
-  | 'unconfirmed';
+/** A payment transaction ready to send: co-signed by our fee payer when sponsored. */
+export interface PreparedTransaction {
+  /** Base64 wire bytes, identical at every (re)broadcast. */
+  signedTransaction: string;
+  /** Its id: the first signature, base58. */
+  signature: string;
+}
 
-export type BroadcastOutcome =
-  | { ok: true; signature: string }
-  | { ok: false; reason: BroadcastFailure; signature: string | null; detail: string };
+export type SendOutcome =
+  /** The node took it. */
+  | { kind: 'sent' }
+  /** The answer was lost (timeout, transport): the node may have it, so it counts as broadcast. */
+  | { kind: 'unknown'; detail: string }
+  /** It already had a status before we sent it: someone (the payer) broadcast it first. */
+  | { kind: 'on-chain' }
+  /** The node refused it, preflight included: it will not land and nobody paid a fee. */
+  | { kind: 'rejected'; detail: string };
+
+/** What became of a sent transaction within the confirmation window. */
+export type ConfirmOutcome = 'confirmed' | 'failed' | 'unconfirmed';
+
+/** A transaction's state on chain, history included: landed, landed with an error, seen but not yet confirmed, or unknown. */
+export type ChainStatus = 'confirmed' | 'failed' | 'processing' | 'absent';
+
+/** How long a transaction can still land: what `blockhashValid` needs, read back from its bytes. */
+export interface TransactionLife {
+  signature: string;
+  recentBlockhash: string;
+  nonceAccount: string | null;
+}
 
 /**
  * The chain an `exact` payment is checked against and settled on. Application code reaches
- * Solana only through this port. `blockhashValid` and `simulate` reject only when the RPC cannot
- * be reached; `broadcast` never rejects.
+ * Solana only through this port. `blockhashValid`, `simulate` and `status` reject only when the
+ * RPC cannot be reached; `send` and `confirm` never reject.
  */
 export abstract class PaymentChain {
   /** The checks that need no chain (layout, instructions, amount, recipient, mint, signatures); throws PaymentRejection. */
@@ -31,8 +50,21 @@ export abstract class PaymentChain {
   abstract simulate(transactionBase64: string): Promise<SimulationOutcome>;
 
   /**
-   * Sends a transaction `verifyTransfer` accepted (only such a one: a sponsored transaction is
-   * co-signed by whichever of our fee payers is its account 0), once, and waits for confirmation.
+   * The bytes to send for a transaction `verifyTransfer` accepted: a sponsored one co-signed by
+   * whichever of our fee payers is its account 0 (a client-paid one as it came). Null when its
+   * account 0 is one of our fee payers and that key cannot sign.
    */
-  abstract broadcast(transactionBase64: string): Promise<BroadcastOutcome>;
+  abstract prepare(transactionBase64: string): PreparedTransaction | null;
+
+  /** Sends prepared bytes once, with preflight, and without the node retrying on its own. */
+  abstract send(signedTransaction: string): Promise<SendOutcome>;
+
+  /** Waits up to `timeoutMs` for the transaction to reach `confirmed` or to land with an error. */
+  abstract confirm(signature: string, timeoutMs: number): Promise<ConfirmOutcome>;
+
+  /** The transaction's status, searching the history too. */
+  abstract status(signature: string): Promise<ChainStatus>;
+
+  /** Reads a prepared transaction's id and what bounds its life. */
+  abstract life(signedTransaction: string): TransactionLife;
 }

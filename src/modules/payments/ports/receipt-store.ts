@@ -1,15 +1,35 @@
-import type { Receipt, ReceiptOutcome } from '../domain/receipt';
+import type { BroadcastRecord, Delivery, Receipt, ReceiptOutcome } from '../domain/receipt';
+
+/** Another receipt that is not `not_charged` already holds this payment's replay key. */
+export class PaymentAlreadyHeld extends Error {
+  override name = 'PaymentAlreadyHeld';
+  constructor() {
+    super('a receipt already holds this payment');
+  }
+}
 
 /**
  * Durable receipts (PostgreSQL or PGlite). With GW_STORAGE=none there is no ReceiptStore
  * provider at all: receipts are not written and GET /v1/receipts answers 503.
  */
 export abstract class ReceiptStore {
-  /** Writes a new receipt (status pending); a second write of the same id is ignored. */
+  /**
+   * Writes a new pending receipt: the durable claim on its payment. Throws PaymentAlreadyHeld when
+   * another receipt still holds the replay key, on any instance; a second write of the same id is ignored.
+   */
   abstract create(receipt: Receipt): Promise<void>;
+
+  /** Records that the payment was handed to the chain, with the bytes that were sent. */
+  abstract recordBroadcast(id: string, broadcast: BroadcastRecord): Promise<void>;
 
   /** Moves a pending receipt to its outcome; returns the updated receipt, or null when none has that id. */
   abstract complete(id: string, outcome: ReceiptOutcome): Promise<Receipt | null>;
+
+  /** Records what the payer received, once. */
+  abstract recordDelivery(id: string, delivery: Delivery): Promise<void>;
+
+  /** Pending receipts created before `createdBefore`, oldest first, for the reconciler. */
+  abstract pending(createdBefore: Date, limit: number): Promise<Receipt[]>;
 
   abstract find(id: string): Promise<Receipt | null>;
 }

@@ -1,0 +1,20 @@
+import type { ChatCompletion } from '../../providers/domain/chat-completion';
+
+/** A paid answer whose client left before receiving all of it, kept for a resend of the same request and payment. */
+export interface KeptAnswer {
+  /** The request's fingerprint: only the same body may have it. */
+  fingerprint: string;
+  /** The whole answer, or what arrived before the provider failed (`finish_reason: null`). */
+  completion: ChatCompletion;
+}
+
+/**
+ * Redelivery (ARCHITECTURE.md section 3), keyed by the payment's replay key, for
+ * GW_REDELIVERY_TTL_SECS: in Redis when configured (any replica can answer the resend), else in
+ * memory bounded in bytes. Fails soft: a store that cannot answer has nothing kept.
+ */
+export abstract class RedeliveryStore {
+  abstract keep(replayKey: string, answer: KeptAnswer, ttlMs: number): Promise<void>;
+
+  abstract find(replayKey: string): Promise<KeptAnswer | null>;
+}

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { AppLogger } from '../../../logging/app-logger';
+import type { Receipt, ReceiptOutcome } from '../domain/receipt';
+import { BudgetReservations } from '../ports/budget-reservations';
+import { Leases } from '../ports/leases';
+import { PaymentChain, type ChainStatus } from '../ports/payment-chain';
+import { ReceiptStore } from '../ports/receipt-store';
+import { PaymentMetrics } from './payment-metrics';
+import { ReceiptOutbox } from './receipt-outbox';
+
+const LEASE = 'settlement-reconciler';
+/** Receipts looked at in one pass; the rest wait for the next. */
+const BATCH = 200;
+
+/**
+ * Finishes every `pending` receipt (ARCHITECTURE.md section 3), on a lease so one replica runs it:
+ * a landed transaction is `settled` (or `failed` when it landed with an error); one not found is
+ * rebroadcast, identical bytes, while its blockhash lives; once the blockhash has expired and a
+ * second history search still finds nothing it is `failed` if it was broadcast, else `not_charged`.
+ * While the RPC cannot answer, receipts stay pending and the pending-age metric grows.
+ */
+@Injectable()
+export class SettlementReconciler implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly holder = randomUUID();
+  private timer: NodeJS.Timeout | null = null;
+  private pass: Promise<void> | null = null;
+
+  constructor(
+    private readonly chain: PaymentChain,
+    private readonly budgets: BudgetReservations,
+    private readonly outbox: ReceiptOutbox,
+    private readonly metrics: PaymentMetrics,
+    private readonly logger: AppLogger,
+    private readonly config: GatewayConfig,
+    @Optional() private readonly receipts?: ReceiptStore,
+    @Optional() private readonly leases?: Leases,
+  ) {
+    logger.setContext(SettlementReconciler.name);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.receipts || !this.leases) return;
+    this.timer = setInterval(() => this.tick(), this.config.settlement.reconcileIntervalMs);
+    this.timer.unref();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.pass;
+  }
+
+  private tick(): void {
+    this.pass ??= this.reconcileAll()
+      .catch((err: unknown) => this.logger.warn({ err }, 'reconciler pass failed; receipts stay pending'))
+      .finally(() => (this.pass = null));
+  }
+
+  /** One pass over the pending receipts. */
+  private async reconcileAll(): Promise<void> {
+    const receipts = this.receipts as ReceiptStore;
+    if (!(await (this.leases as Leases).acquire(LEASE, this.holder, this.config.settlement.leaseTtlMs))) return;
+    const now = Date.now();
+    const pending = await receipts.pending(new Date(now), BATCH);
+    this.metrics.pending(pending.length, pending.length > 0 ? (now - pending[0].createdAt.getTime()) / 1000 : 0);
+    const { confirmMs } = this.config.settlement;
+    // Younger receipts may still belong to a request in progress on some replica.
+    const unbroadcastCutoff = now - this.config.http.requestTimeoutMs - confirmMs;
+    for (const receipt of pending) {
+      const ripe = receipt.broadcastAt ? receipt.broadcastAt.getTime() < now - confirmMs : receipt.createdAt.getTime() < unbroadcastCutoff;
+      if (!ripe || receipt.signedTransaction === '') continue;
+      try {
+        await this.reconcile(receipt);
+      } catch (err) {
+        this.logger.warn({ err, receipt: receipt.id }, 'could not reconcile a pending receipt; retrying next pass');
+      }
+    }
+  }
+
+  private async reconcile(receipt: Receipt): Promise<void> {
+    const life = this.chain.life(receipt.signedTransaction);
+    if (await this.concluded(receipt, await this.chain.status(life.signature), life.signature)) return;
+    if (await this.chain.blockhashValid(life)) {
+      // Never broadcast: the request may have ended before its answer began, so it is not ours to send.
+      if (receipt.broadcastAt) await this.chain.send(receipt.signedTransaction);
+      return;
+    }
+    // Expired: it may still have landed between the two look-ups.
+    if (await this.concluded(receipt, await this.chain.status(life.signature), life.signature)) return;
+    await this.finish(receipt, { status: receipt.broadcastAt ? 'failed' : 'not_charged', amountChargedAtomic: 0n, settledAt: null });
+  }
+
+  /** Finishes the receipt when the chain has the transaction; true when there is nothing more to do this pass. */
+  private async concluded(receipt: Receipt, status: ChainStatus, signature: string): Promise<boolean> {
+    if (status === 'absent') return false;
+    if (status === 'confirmed') await this.finish(receipt, { status: 'settled', amountChargedAtomic: receipt.amountPaidAtomic, settledAt: new Date(), transactionSignature: signature });
+    if (status === 'failed') await this.finish(receipt, { status: 'failed', amountChargedAtomic: 0n, settledAt: null, transactionSignature: signature });
+    return true;
+  }
+
+  private async finish(receipt: Receipt, outcome: ReceiptOutcome): Promise<void> {
+    this.logger.info({ receipt: receipt.id, status: outcome.status }, 'reconciled a pending receipt');
+    this.metrics.settlement(`reconciled_${outcome.status}`);
+    const receipts = this.receipts as ReceiptStore;
+    await this.outbox.write(`receipt ${receipt.id}: ${outcome.status}`, () => receipts.complete(receipt.id, outcome));
+    await this.budgets.follow(receipt.id, outcome.status);
+  }
+}

@@ -1,0 +1,26 @@
+import type { GatewayError } from '../../../errors/gateway-error';
+import type { ReceiptStatus } from '../domain/receipt';
+
+/**
+ * Budgets (ARCHITECTURE.md section 3): a paid request reserves what it pays against every budget
+ * of its payer before the provider is called, keyed by its receipt id, and the reservation follows
+ * the receipt: converted at `settled`, held while `pending`, released at `failed` or `not_charged`.
+ * Enterprise budgets plug in here; the default admits everything.
+ */
+export abstract class BudgetReservations {
+  /** Null when reserved, else the refusal to answer with (spec 4.9: 400 `budget exceeded for wallet ...`). */
+  abstract reserve(receiptId: string, payerWallet: string, amountAtomic: bigint): Promise<GatewayError | null>;
+
+  /** The receipt reached a final status. */
+  abstract follow(receiptId: string, status: Exclude<ReceiptStatus, 'pending'>): Promise<void>;
+}
+
+export class UnlimitedBudgets extends BudgetReservations {
+  reserve(): Promise<GatewayError | null> {
+    return Promise.resolve(null);
+  }
+
+  follow(): Promise<void> {
+    return Promise.resolve();
+  }
+}
