@@ -6,6 +6,7 @@ import { ReceiptRow } from './entities/receipt.row';
 /** PostgreSQL's unique_violation, and the index that makes a receipt the durable claim on its payment. */
 const UNIQUE_VIOLATION = '23505';
 const PAYMENT_CLAIM_INDEX = 'receipts_payment_claim_idx';
+const PRIMARY_KEY = 'receipts_pkey';
 
 /** Receipts in PostgreSQL (or embedded PGlite, reached through the same driver). */
 export class PostgresReceiptStore extends ReceiptStore {
@@ -17,11 +18,13 @@ export class PostgresReceiptStore extends ReceiptStore {
   }
 
   async create(receipt: Receipt): Promise<void> {
+    // No ON CONFLICT DO NOTHING: it would swallow the claim index's violation too, and so a replay.
     try {
-      await this.rows.createQueryBuilder().insert().values(receipt).orIgnore().execute();
+      await this.rows.createQueryBuilder().insert().values(receipt).execute();
     } catch (err) {
-      if (isClaimViolation(err)) throw new PaymentAlreadyHeld();
-      throw err;
+      const constraint = uniqueViolation(err);
+      if (constraint === PAYMENT_CLAIM_INDEX) throw new PaymentAlreadyHeld();
+      if (constraint !== PRIMARY_KEY) throw err;
     }
   }
 
@@ -54,8 +57,9 @@ export class PostgresReceiptStore extends ReceiptStore {
   }
 }
 
-function isClaimViolation(err: unknown): boolean {
-  if (!(err instanceof QueryFailedError)) return false;
+/** The constraint a unique violation names, or null for any other error. */
+function uniqueViolation(err: unknown): string | null {
+  if (!(err instanceof QueryFailedError)) return null;
   const driverError = err.driverError as { code?: unknown; constraint?: unknown };
-  return driverError.code === UNIQUE_VIOLATION && driverError.constraint === PAYMENT_CLAIM_INDEX;
+  return driverError.code === UNIQUE_VIOLATION && typeof driverError.constraint === 'string' ? driverError.constraint : null;
 }

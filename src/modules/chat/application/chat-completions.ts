@@ -155,7 +155,7 @@ export class ChatCompletions {
       } catch (err) {
         caller.timing.upstream('none', performance.now() - calling);
         await payment.release();
-        throw err;
+        throw withReceipt(err, payment.receiptPath);
       } finally {
         caller.signal.removeEventListener('abort', stop);
       }
@@ -179,7 +179,12 @@ export class ChatCompletions {
     caller.timing.payment('settle', performance.now() - settling);
     if (caller.signal.aborted) generation.originalLeft();
     else generation.originalReceivedAll();
-    const completion = answerOf(end);
+    let completion: ChatCompletion;
+    try {
+      completion = answerOf(end);
+    } catch (err) {
+      throw withReceipt(err, payment.receiptPath);
+    }
     if (end.kind === 'answer' && end.settlement.paymentResponse) headers['PAYMENT-RESPONSE'] = end.settlement.paymentResponse;
     return { kind: 'served', plan, served: served({ kind: 'json', completion }), headers, paymentStatus: end.kind === 'answer' ? end.settlement.status : null };
   }
@@ -188,7 +193,8 @@ export class ChatCompletions {
   private async redeliver(plan: ChatPlan, again: Redelivery, caller: ChatCaller): Promise<ChatOutcome> {
     this.logger.info({ request_id: caller.requestId }, 'paid answer redelivered');
     const model = plan.candidates[0].model;
-    const headers = { 'X-Gw-Redelivered': 'true' };
+    const headers: Record<string, string> = { 'X-Gw-Redelivered': 'true' };
+    if (again.receiptPath) headers['X-Gw-Receipt'] = again.receiptPath;
     const served = (body: ServedChat['body']): ChatOutcome => ({ kind: 'served', plan, served: { model, fallback: false, cache: 'miss', body }, headers, paymentStatus: null });
     if (plan.request.stream === true) {
       const chunks = again.kind === 'live' ? again.generation.listen(false) : fromArray(completionChunks(again.completion, true));
@@ -303,6 +309,12 @@ function answerOf(end: GenerationEnd): ChatCompletion {
   if (end.kind === 'error') throw end.error;
   if (end.settlement.status === 'failed' && end.error) throw end.error;
   return end.completion;
+}
+
+/** A paid request's error names its receipt, which says what became of the payment (`not_charged`, `failed`). */
+function withReceipt(err: unknown, receiptPath: string | null): unknown {
+  if (!(err instanceof GatewayError) || receiptPath === null) return err;
+  return new GatewayError(err.type, err.message, { ...err.headers, 'X-Gw-Receipt': receiptPath });
 }
 
 /** Chunks as the client asked for them: usage only with `stream_options.include_usage`. */

@@ -27,7 +27,7 @@ export interface PaidStart {
 }
 
 /** A resend that may have a paid answer: the live generation it attaches to, or the answer kept for it. */
-export type Redelivery = { kind: 'live'; generation: PaidGeneration } | { kind: 'kept'; completion: ChatCompletion };
+export type Redelivery = ({ kind: 'live'; generation: PaidGeneration } | { kind: 'kept'; completion: ChatCompletion }) & { receiptPath: string | null };
 
 const SHUTDOWN_MARGIN_MS = 1_000;
 
@@ -39,7 +39,7 @@ const SHUTDOWN_MARGIN_MS = 1_000;
  */
 @Injectable()
 export class PaidGenerations implements BeforeApplicationShutdown {
-  private readonly live = new Map<string, { fingerprint: string; generation: PaidGeneration; upstream: AbortController }>();
+  private readonly live = new Map<string, { fingerprint: string; generation: PaidGeneration; upstream: AbortController; receiptPath: string | null }>();
 
   constructor(
     private readonly redelivery: RedeliveryStore,
@@ -64,7 +64,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    this.live.set(payment.replayKey, { fingerprint: start.fingerprint, generation, upstream });
+    this.live.set(payment.replayKey, { fingerprint: start.fingerprint, generation, upstream, receiptPath: payment.receiptPath });
     this.background.run('paid generation', () =>
       this.conclude(generation, start).finally(() => {
         clearTimeout(cap);
@@ -81,9 +81,12 @@ export class PaidGenerations implements BeforeApplicationShutdown {
    */
   async redeliver(replayKey: string, fingerprint: string): Promise<Redelivery | null> {
     const running = this.live.get(replayKey);
-    if (running) return running.fingerprint === fingerprint && running.generation.originalGone ? { kind: 'live', generation: running.generation } : null;
+    if (running) {
+      const { generation } = running;
+      return running.fingerprint === fingerprint && generation.originalGone ? { kind: 'live', generation, receiptPath: running.receiptPath } : null;
+    }
     const kept = await this.redelivery.find(replayKey);
-    return kept && kept.fingerprint === fingerprint ? { kind: 'kept', completion: kept.completion } : null;
+    return kept && kept.fingerprint === fingerprint ? { kind: 'kept', completion: kept.completion, receiptPath: kept.receiptPath } : null;
   }
 
   private async conclude(generation: PaidGeneration, start: PaidStart): Promise<void> {
@@ -95,7 +98,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     await payment.recordDelivery(generation.delivery(end));
     const paid = end.settlement.status !== 'failed';
     if (paid && generation.originalReceived !== 'all') {
-      await this.redelivery.keep(payment.replayKey, { fingerprint: start.fingerprint, completion: end.completion }, this.config.settlement.redeliveryTtlMs);
+      await this.redelivery.keep(payment.replayKey, { fingerprint: start.fingerprint, completion: end.completion, receiptPath: payment.receiptPath }, this.config.settlement.redeliveryTtlMs);
     }
     this.record(start, end);
     if (paid && end.whole && start.cacheable) {

@@ -6,6 +6,8 @@ export interface KeptAnswer {
   fingerprint: string;
   /** The whole answer, or what arrived before the provider failed (`finish_reason: null`). */
   completion: ChatCompletion;
+  /** The payment's receipt, named again on the redelivered answer (its first client never got the header); null without storage. */
+  receiptPath: string | null;
 }
 
 /**

@@ -1,0 +1,107 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Connection } from '@solana/web3.js';
+import { startLocalnet } from '../../libs/solana-localnet';
+import { startRpcFaultProxy, type RpcFaultProxy } from './rpc-fault-proxy';
+
+describe('startRpcFaultProxy', () => {
+  let target: Server;
+  let targetUrl: string;
+  let proxy: RpcFaultProxy;
+  let served: string[];
+
+  beforeEach(async () => {
+    served = [];
+    target = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const parsed = JSON.parse(body) as { id: number; method: string } | Array<{ id: number; method: string }>;
+        const answer = (call: { id: number; method: string }): unknown => {
+          served.push(call.method);
+          return { jsonrpc: '2.0', id: call.id, result: call.method };
+        };
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(Array.isArray(parsed) ? parsed.map(answer) : answer(parsed)));
+      });
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+    proxy = await startRpcFaultProxy(targetUrl);
+  });
+  afterEach(async () => {
+    await proxy.close();
+    target.closeAllConnections();
+    await new Promise((resolve) => target.close(resolve));
+  });
+
+  const call = (method: string, id = 1): Promise<Response> => fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method }) });
+
+  it('passes calls through and counts them by method, batches counting each call', async () => {
+    expect(await (await call('getSlot')).json()).toEqual({ jsonrpc: '2.0', id: 1, result: 'getSlot' });
+    const batch = await fetch(proxy.url, { method: 'POST', body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'getSlot' }, { jsonrpc: '2.0', id: 2, method: 'getBalance' }]) });
+    expect(((await batch.json()) as unknown[]).length).toBe(2);
+    expect(proxy.calls('getSlot')).toBe(2);
+    expect(proxy.calls('getBalance')).toBe(1);
+    expect(proxy.calls()).toBe(3);
+  });
+
+  it('slow: delays only the listed methods', async () => {
+    proxy.mode({ kind: 'slow', delayMs: 300, methods: ['sendTransaction'] });
+    let started = Date.now();
+    await call('getSlot');
+    expect(Date.now() - started).toBeLessThan(250);
+    started = Date.now();
+    expect((await call('sendTransaction')).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+  });
+
+  it('flaky: every Nth matching call is a 503 that never reaches the target', async () => {
+    proxy.mode({ kind: 'flaky', every: 2 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await call('getSlot', i)).status);
+    expect(statuses).toEqual([200, 503, 200, 503]);
+    expect(served).toHaveLength(2);
+    expect(proxy.calls('getSlot')).toBe(4);
+  });
+
+  it('silent: holds matching calls until the mode changes, then forwards them late', async () => {
+    proxy.mode({ kind: 'silent', methods: ['getSignatureStatuses'] });
+    let answered = false;
+    const held = call('getSignatureStatuses').then((res) => {
+      answered = true;
+      return res;
+    });
+    expect((await call('getSlot')).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(answered).toBe(false);
+    expect(served).toEqual(['getSlot']);
+    proxy.mode({ kind: 'pass' });
+    expect(((await (await held).json()) as { result: string }).result).toBe('getSignatureStatuses');
+  });
+
+  it('close destroys calls still held', async () => {
+    proxy.mode({ kind: 'silent' });
+    const held = call('getSlot').then(
+      () => 'answered',
+      () => 'failed',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await proxy.close();
+    expect(await held).toBe('failed');
+    expect(served).toEqual([]);
+  });
+
+  it('fronts the local chain for a web3.js connection', async () => {
+    const localnet = await startLocalnet();
+    const chainProxy = await startRpcFaultProxy(localnet.url);
+    try {
+      const connection = new Connection(chainProxy.url);
+      expect((await connection.getLatestBlockhash()).blockhash).toBe(localnet.latestBlockhash().blockhash);
+      expect(chainProxy.calls('getLatestBlockhash')).toBe(1);
+    } finally {
+      await chainProxy.close();
+      await localnet.close();
+    }
+  });
+});

@@ -1,0 +1,169 @@
+import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * What the proxy does to the JSON-RPC calls it sees. `methods` unset means every method; a call
+ * matches when any method of its body (a JSON-RPC batch counts each) is listed.
+ */
+export type RpcFaultMode =
+  | { kind: 'pass' }
+  /** Matching calls wait `delayMs`, then are forwarded. */
+  | { kind: 'slow'; delayMs: number; methods?: string[] }
+  /** Every `every`-th matching call (counted from this mode's start) answers HTTP 503 and is not forwarded. */
+  | { kind: 'flaky'; every: number; methods?: string[] }
+  /**
+   * Matching calls are held unanswered. On a switch to any other mode the held calls are forwarded
+   * (so they answer late, as an RPC node that stalled and recovered); on close they are destroyed.
+   */
+  | { kind: 'silent'; methods?: string[] };
+
+export interface RpcFaultProxy {
+  /** The proxy's JSON-RPC URL, to use in place of the target's (e.g. as GW_SOLANA_RPC_URL). */
+  url: string;
+  /** Switches the mode for calls arriving from now on (and releases calls held by 'silent'). */
+  mode(mode: RpcFaultMode): void;
+  /** How many JSON-RPC calls of `method` (of any method when unset) arrived, whatever became of them. */
+  calls(method?: string): number;
+  close(): Promise<void>;
+}
+
+interface Held {
+  req: IncomingMessage;
+  res: ServerResponse;
+  body: Buffer;
+}
+
+/**
+ * An HTTP JSON-RPC proxy in front of a Solana RPC URL (the localnet's `url`) that slows, fails or
+ * swallows chosen methods. Only HTTP is proxied: the gateway polls signature statuses over HTTP and
+ * opens no websocket subscription (src/adapters/solana), so the websocket at port + 1 is not needed.
+ */
+export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultProxy> {
+  const target = new URL(targetUrl);
+  let current: RpcFaultMode = { kind: 'pass' };
+  let matchingSinceMode = 0;
+  const counts = new Map<string, number>();
+  let total = 0;
+  const held = new Set<Held>();
+  const timers = new Set<NodeJS.Timeout>();
+  const sockets = new Set<Socket>();
+  let closing = false;
+  const agent = new Agent({ keepAlive: true });
+
+  const forward = ({ req, res, body }: Held): void => {
+    if (res.destroyed || res.writableEnded) return;
+    const upstream = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: `${target.pathname.replace(/\/$/, '')}${req.url ?? '/'}`,
+        method: req.method,
+        agent,
+        headers: { ...withoutHopByHop(req.headers), host: target.host, 'content-length': String(body.length) },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.destroy());
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy(); // the caller gave up (or the proxy closed)
+    });
+    upstream.end(body);
+  };
+
+  const matches = (mode: RpcFaultMode, methods: string[]): boolean => {
+    if (mode.kind === 'pass') return false;
+    return mode.methods === undefined || methods.some((method) => mode.methods?.includes(method));
+  };
+
+  const handle = (call: Held): void => {
+    const methods = rpcMethods(call.body);
+    for (const method of methods) counts.set(method, (counts.get(method) ?? 0) + 1);
+    total += methods.length;
+    const mode = current;
+    // Anything that is not a JSON-RPC call (GET /health) passes untouched.
+    if (methods.length === 0 || !matches(mode, methods)) return forward(call);
+    switch (mode.kind) {
+      case 'slow': {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          forward(call);
+        }, mode.delayMs);
+        timers.add(timer);
+        return;
+      }
+      case 'flaky':
+        matchingSinceMode += 1;
+        if (matchingSinceMode % Math.max(1, mode.every) === 0) {
+          call.res.writeHead(503, { 'content-type': 'text/plain' });
+          call.res.end('Service Unavailable');
+          return;
+        }
+        return forward(call);
+      case 'silent':
+        held.add(call);
+        call.res.on('close', () => held.delete(call));
+        return;
+      default:
+        return forward(call);
+    }
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('error', () => res.destroy());
+    req.on('end', () => handle({ req, res, body: Buffer.concat(chunks) }));
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    mode: (mode) => {
+      if (closing) return;
+      current = mode;
+      matchingSinceMode = 0;
+      const released = [...held];
+      held.clear();
+      released.forEach(forward);
+    },
+    calls: (method) => (method === undefined ? total : (counts.get(method) ?? 0)),
+    close: async () => {
+      closing = true;
+      timers.forEach(clearTimeout);
+      timers.clear();
+      held.forEach(({ res }) => res.destroy());
+      held.clear();
+      sockets.forEach((socket) => socket.destroy());
+      agent.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** The methods named by a JSON-RPC body, one per call of a batch; a body that is not JSON-RPC names none. */
+function rpcMethods(body: Buffer): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return [];
+  }
+  const calls = Array.isArray(parsed) ? parsed : [parsed];
+  return calls.flatMap((call) => (call !== null && typeof call === 'object' && typeof (call as { method?: unknown }).method === 'string' ? [(call as { method: string }).method] : []));
+}
+
+function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const { connection: _connection, 'keep-alive': _keepAlive, 'transfer-encoding': _transferEncoding, ...rest } = headers;
+  return rest;
+}
