@@ -153,8 +153,9 @@ describe('x402 payments end to end on the local chain', () => {
     expect(failed.status).toBe(503);
     expect(((await failed.json()) as { error: { type: string } }).error.type).toBe('upstream_unavailable');
     expect(balances()).toEqual(before);
+    // The error names the receipt, which proves nothing was charged.
     const receipt = (await (await fetch(`${gateway.url}${failed.headers.get('x-gw-receipt') ?? '/none'}`)).json()) as { status?: string };
-    expect(receipt.status ?? 'no receipt header on the error').toBe('no receipt header on the error');
+    expect(receipt.status).toBe('not_charged');
 
     world.upstreams.openai.setDefault({ kind: 'reply' });
     const retried = await postChat(gateway, chatBody(), { 'payment-signature': payment });

@@ -76,7 +76,12 @@ function receiptRoute(storage: () => Promise<Storage>): void {
         request_id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
         created_at: '2026-11-22T10:00:00.123Z',
         settled_at: '2026-11-22T10:00:02.456Z',
+        delivery: null,
+        broadcast_at: null,
       });
+      // The signed transaction and the replay key are stored, never shown.
+      expect(res.body).not.toHaveProperty('signed_transaction');
+      expect(res.body).not.toHaveProperty('replay_key');
     });
 
     it('shows a pending receipt with nothing charged yet and settled_at null, amounts beyond 2^53 exact', async () => {

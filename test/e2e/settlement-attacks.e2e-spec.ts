@@ -23,9 +23,8 @@ import {
 
 /**
  * Adversarial review of the settlement lifecycle of `exact` (ARCHITECTURE.md section 3, docs/decisions.md
- * "Money moves exactly once"): an attacker and an unlucky honest user against the local chain. Tests
- * named "FINDING" reproduce a defect (they fail until it is fixed); the others are regression guards
- * for attacks the code resists.
+ * "Money moves exactly once"): an attacker and an unlucky honest user against the local chain. The
+ * first four reproduced defects the review found (fixed since); the others guard attacks the code resisted.
  */
 
 const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once' } };
@@ -95,7 +94,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
   // Findings (fail until fixed)
   // ---------------------------------------------------------------------------------------------
 
-  it('FINDING 1: a client that leaves before the first content disarms GW_REQUEST_TIMEOUT_SECS: content that starts after the timeout is still charged', async () => {
+  it('a client that leaves before the first content does not disarm GW_REQUEST_TIMEOUT_SECS: content that starts after the timeout is never charged', async () => {
     // ARCHITECTURE.md: "Before the broadcast, only the request timeout, the stream cap, shutdown or a
     // provider failure stop it (releasing the claim)". A client that stays gets a 408 and pays nothing
     // for an answer whose first content comes after the request timeout; one that leaves earlier is charged.
@@ -118,7 +117,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     expect(upstream.endedAt! - upstream.receivedAt).toBeLessThan(2_000);
   }, 10_000);
 
-  it('FINDING 2: a stream reader that stalls holds its connection and the finished generation past GW_STREAM_MAX_SECS', async () => {
+  it('a stream reader that stalls cannot hold its connection and the finished generation past GW_STREAM_MAX_SECS', async () => {
     // decisions.md: "From then on a request is bounded by GW_STREAM_MAX_SECS ..., the upstream idle
     // timeout and the confirmation window." The cap only aborts the upstream; once the upstream is done
     // the SSE writer waits on 'drain' forever, so a client that stops reading holds the response (and the
@@ -152,7 +151,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     expect(outcome.text.trimEnd().endsWith('data: [DONE]')).toBe(false);
   }, 20_000);
 
-  it('FINDING 3: a cut (partial) answer redelivered as a stream ends with [DONE], as if it were whole', async () => {
+  it('a cut (partial) answer redelivered as a stream ends with an error event, never [DONE]', async () => {
     // The original stream of a cut answer ends with an error event and no [DONE]; the kept answer replayed to a
     // stream resend ends with [DONE] (completionChunks + endEventStream), so an SSE client takes it for complete.
     const gateway = await gatewayWith({ GW_REDELIVERY_TTL_SECS: '60' });
@@ -193,7 +192,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     expect(errorEvents(data)).toHaveLength(1);
   }, 15_000);
 
-  it('FINDING 4: a request already answered 408 while its payment was verified still calls the provider', async () => {
+  it('a request already answered 408 while its payment was verified never calls the provider', async () => {
     // The abort listener is added to a signal that has already aborted (no effect) and nothing checks
     // caller.signal.aborted before dispatch: the provider is called for a client that was told 408.
     const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1' });

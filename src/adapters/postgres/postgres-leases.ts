@@ -17,4 +17,8 @@ export class PostgresLeases extends Leases {
     )) as unknown[];
     return rows.length === 1;
   }
+
+  async release(name: string, holder: string): Promise<void> {
+    await this.dataSource.query('DELETE FROM leases WHERE name = $1 AND holder = $2', [name, holder]);
+  }
 }

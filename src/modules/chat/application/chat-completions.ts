@@ -68,6 +68,7 @@ export type ChatOutcome =
 @Injectable()
 export class ChatCompletions {
   private readonly cacheTtlSecs: number;
+  private readonly requestTimeoutMs: number;
   private readonly guard = new PromptGuard();
   private readonly sessions: SessionTokenSigner;
 
@@ -86,6 +87,7 @@ export class ChatCompletions {
     config: GatewayConfig,
   ) {
     this.cacheTtlSecs = config.limits.cacheTtlSecs;
+    this.requestTimeoutMs = config.http.requestTimeoutMs;
     this.sessions = new SessionTokenSigner(config.sessionSecret.reveal());
     logger.setContext(ChatCompletions.name);
   }
@@ -131,7 +133,13 @@ export class ChatCompletions {
     const candidates = candidatesWithin(plan, payment.amountPaid);
     const primary = candidates[0];
     const key = this.cacheTtlSecs > 0 ? cacheKey(primary.model.id, plan.request, primary.outputTokens) : null;
+    // Until the broadcast the request timeout bounds the paid request from its acceptance, also
+    // after its client left (the edge's timer ends with the connection).
     const upstream = new AbortController();
+    const expiry = setTimeout(() => {
+      if (!payment.broadcasted) upstream.abort(new GatewayError('request_timeout', `request exceeded the ${this.requestTimeoutMs / 1000} s timeout`));
+    }, this.requestTimeoutMs);
+    if (caller.signal.aborted && !clientLeft(caller.signal)) upstream.abort(caller.signal.reason);
     let source: AsyncIterable<ChatCompletionChunk>;
     let candidate = primary;
     let fallback = false;
@@ -143,10 +151,11 @@ export class ChatCompletions {
     } else {
       const calling = performance.now();
       const stop = (): void => {
-        if ((caller.signal.reason as { name?: unknown } | undefined)?.name !== 'ClientDisconnected') upstream.abort(caller.signal.reason);
+        if (!clientLeft(caller.signal)) upstream.abort(caller.signal.reason);
       };
       caller.signal.addEventListener('abort', stop, { once: true });
       try {
+        if (upstream.signal.aborted) throw upstream.signal.reason;
         const targets = candidates.map(({ model, outputTokens }) => ({ provider: model.provider, call: { upstreamModel: model.upstreamModel, request: plan.request, maxTokens: outputTokens, stream: true } }));
         const { index, reply } = await this.dispatcher.dispatch(targets, upstream.signal);
         candidate = candidates[index];
@@ -154,13 +163,14 @@ export class ChatCompletions {
         source = reply.kind === 'stream' ? timed(reply.chunks, () => caller.timing.upstream(candidate.model.provider, performance.now() - calling)) : fromArray(completionChunks(reply.completion, true));
       } catch (err) {
         caller.timing.upstream('none', performance.now() - calling);
+        clearTimeout(expiry);
         await payment.release();
         throw withReceipt(err, payment.receiptPath);
       } finally {
         caller.signal.removeEventListener('abort', stop);
       }
     }
-    const generation = this.generations.start(source, upstream, {
+    const generation = this.generations.start(source, upstream, expiry, {
       payment,
       candidate,
       requestId: caller.requestId,
@@ -197,7 +207,7 @@ export class ChatCompletions {
     if (again.receiptPath) headers['X-Gw-Receipt'] = again.receiptPath;
     const served = (body: ServedChat['body']): ChatOutcome => ({ kind: 'served', plan, served: { model, fallback: false, cache: 'miss', body }, headers, paymentStatus: null });
     if (plan.request.stream === true) {
-      const chunks = again.kind === 'live' ? again.generation.listen(false) : fromArray(completionChunks(again.completion, true));
+      const chunks = again.kind === 'live' ? again.generation.listen(false) : keptChunks(again.completion, again.whole);
       return served({ kind: 'stream', chunks: forClient(chunks, plan) });
     }
     return served({ kind: 'json', completion: again.kind === 'live' ? answerOf(await again.generation.ended) : again.completion });
@@ -311,6 +321,11 @@ function answerOf(end: GenerationEnd): ChatCompletion {
   return end.completion;
 }
 
+/** The request was cancelled because its client went away (not because it timed out). */
+function clientLeft(signal: AbortSignal): boolean {
+  return signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name === 'ClientDisconnected';
+}
+
 /** A paid request's error names its receipt, which says what became of the payment (`not_charged`, `failed`). */
 function withReceipt(err: unknown, receiptPath: string | null): unknown {
   if (!(err instanceof GatewayError) || receiptPath === null) return err;
@@ -328,6 +343,12 @@ async function* forClient(chunks: AsyncIterable<ChatCompletionChunk>, plan: Chat
       yield rest;
     }
   }
+}
+
+/** A kept answer as a stream: one that was cut ends with the error event its first client got, never [DONE]. */
+async function* keptChunks(completion: ChatCompletion, whole: boolean): AsyncGenerator<ChatCompletionChunk> {
+  yield* completionChunks(completion, true);
+  if (!whole) throw new GatewayError('upstream_unavailable', 'the upstream provider stopped mid-stream; this is all of the answer that was paid for');
 }
 
 /** The stream, reporting when it ended (the upstream time of the metrics). */

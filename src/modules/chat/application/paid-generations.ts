@@ -27,7 +27,7 @@ export interface PaidStart {
 }
 
 /** A resend that may have a paid answer: the live generation it attaches to, or the answer kept for it. */
-export type Redelivery = ({ kind: 'live'; generation: PaidGeneration } | { kind: 'kept'; completion: ChatCompletion }) & { receiptPath: string | null };
+export type Redelivery = ({ kind: 'live'; generation: PaidGeneration } | { kind: 'kept'; completion: ChatCompletion; whole: boolean }) & { receiptPath: string | null };
 
 const SHUTDOWN_MARGIN_MS = 1_000;
 
@@ -53,7 +53,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
   }
 
   /** Starts producing the answer from `source` (an upstream stream, or a cached answer's chunks), detached from the client. */
-  start(source: AsyncIterable<ChatCompletionChunk>, upstream: AbortController, start: PaidStart): PaidGeneration {
+  start(source: AsyncIterable<ChatCompletionChunk>, upstream: AbortController, expiry: NodeJS.Timeout, start: PaidStart): PaidGeneration {
     const { payment, signal } = start;
     const generation = new PaidGeneration(source, { payment, modelId: start.candidate.model.id, upstream, onBroadcast: start.suspendTimeout });
     const capMs = this.config.http.streamMaxMs;
@@ -68,6 +68,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     this.background.run('paid generation', () =>
       this.conclude(generation, start).finally(() => {
         clearTimeout(cap);
+        clearTimeout(expiry);
         signal.removeEventListener('abort', onAbort);
         this.live.delete(payment.replayKey);
       }),
@@ -86,7 +87,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
       return running.fingerprint === fingerprint && generation.originalGone ? { kind: 'live', generation, receiptPath: running.receiptPath } : null;
     }
     const kept = await this.redelivery.find(replayKey);
-    return kept && kept.fingerprint === fingerprint ? { kind: 'kept', completion: kept.completion, receiptPath: kept.receiptPath } : null;
+    return kept && kept.fingerprint === fingerprint ? { kind: 'kept', completion: kept.completion, whole: kept.whole, receiptPath: kept.receiptPath } : null;
   }
 
   private async conclude(generation: PaidGeneration, start: PaidStart): Promise<void> {
@@ -98,7 +99,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     await payment.recordDelivery(generation.delivery(end));
     const paid = end.settlement.status !== 'failed';
     if (paid && generation.originalReceived !== 'all') {
-      await this.redelivery.keep(payment.replayKey, { fingerprint: start.fingerprint, completion: end.completion, receiptPath: payment.receiptPath }, this.config.settlement.redeliveryTtlMs);
+      await this.redelivery.keep(payment.replayKey, { fingerprint: start.fingerprint, completion: end.completion, whole: end.whole, receiptPath: payment.receiptPath }, this.config.settlement.redeliveryTtlMs);
     }
     this.record(start, end);
     if (paid && end.whole && start.cacheable) {

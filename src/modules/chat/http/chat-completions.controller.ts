@@ -1,5 +1,6 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { GatewayConfig } from '../../../config/gateway-config';
 import { ChatCompletions, type ChatOutcome } from '../application/chat-completions';
 import { parseChatRequest } from './chat-request-validator';
 import { sessionId, setDebugHeaders } from './chat-response-headers';
@@ -8,7 +9,15 @@ import { endEventStream, openEventStream, writeEvents } from './sse-writer';
 /** POST /v1/chat/completions: validate, hand to the use case, render what it decided. */
 @Controller('v1/chat')
 export class ChatCompletionsController {
-  constructor(private readonly chat: ChatCompletions) {}
+  /** The longest a stream may take to write: the stream cap, plus the confirmation a paid one waits for before [DONE]. */
+  private readonly streamDeadlineMs: number;
+
+  constructor(
+    private readonly chat: ChatCompletions,
+    config: GatewayConfig,
+  ) {
+    this.streamDeadlineMs = config.http.streamMaxMs + config.settlement.confirmMs;
+  }
 
   @Post('completions')
   async create(@Req() req: Request, @Res() res: Response): Promise<void> {
@@ -47,7 +56,7 @@ export class ChatCompletionsController {
     }
     openEventStream(res);
     // A failure midway propagates to the error filter, which ends the stream with an error event, never [DONE].
-    await writeEvents(res, served.body.chunks);
+    await writeEvents(res, served.body.chunks, this.streamDeadlineMs);
     endEventStream(res);
   }
 }

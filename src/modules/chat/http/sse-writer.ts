@@ -11,12 +11,19 @@ export function openEventStream(res: Response, status = 200): void {
 
 /**
  * Writes each item as a `data:` event, waiting for the socket to drain rather than buffering
- * without bound. Stops when the client is gone (returning ends the event source too).
+ * without bound. Stops when the client is gone (returning ends the event source too). A reader
+ * that stalls cannot hold the connection, and what it holds, past `deadlineMs`: the socket is
+ * closed then, as if the client had left.
  */
-export async function writeEvents(res: Response, events: AsyncIterable<unknown>): Promise<void> {
-  for await (const event of events) {
-    if (res.destroyed) return;
-    if (!res.write(`data: ${JSON.stringify(event)}\n\n`)) await drainedOrClosed(res);
+export async function writeEvents(res: Response, events: AsyncIterable<unknown>, deadlineMs: number): Promise<void> {
+  const deadline = setTimeout(() => res.destroy(), deadlineMs);
+  try {
+    for await (const event of events) {
+      if (res.destroyed) return;
+      if (!res.write(`data: ${JSON.stringify(event)}\n\n`)) await drainedOrClosed(res);
+    }
+  } finally {
+    clearTimeout(deadline);
   }
 }
 

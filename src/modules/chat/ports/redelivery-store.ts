@@ -6,6 +6,8 @@ export interface KeptAnswer {
   fingerprint: string;
   /** The whole answer, or what arrived before the provider failed (`finish_reason: null`). */
   completion: ChatCompletion;
+  /** False when the answer was cut after its payment was broadcast: a stream of it ends with an error event. */
+  whole: boolean;
   /** The payment's receipt, named again on the redelivered answer (its first client never got the header); null without storage. */
   receiptPath: string | null;
 }

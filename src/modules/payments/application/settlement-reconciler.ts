@@ -47,8 +47,10 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    if (!this.timer) return;
+    clearInterval(this.timer);
     await this.pass;
+    await this.leases?.release(LEASE, this.holder).catch((err: unknown) => this.logger.warn({ err }, 'could not release the reconciler lease; it expires by itself'));
   }
 
   private tick(): void {
