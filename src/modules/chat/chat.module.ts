@@ -27,7 +27,7 @@ import { ResponseCache } from './ports/response-cache';
     PaidGenerations,
     {
       provide: RedeliveryStore,
-      useFactory: (redis?: RedisConnection) => (redis ? new RedisRedeliveryStore(redis.client) : new MemoryRedeliveryStore()),
+      useFactory: (redis?: RedisConnection) => (redis ? new RedisRedeliveryStore(redis.client, new MemoryRedeliveryStore()) : new MemoryRedeliveryStore()),
       inject: [{ token: RedisConnection, optional: true }],
     },
     {

@@ -98,10 +98,10 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     const { payment } = start;
     await payment.recordDelivery(generation.delivery(end));
     const paid = end.settlement.status !== 'failed';
+    this.record(start, end);
     if (paid && generation.originalReceived !== 'all') {
       await this.redelivery.keep(payment.replayKey, { fingerprint: start.fingerprint, completion: end.completion, whole: end.whole, receiptPath: payment.receiptPath }, this.config.settlement.redeliveryTtlMs);
     }
-    this.record(start, end);
     if (paid && end.whole && start.cacheable) {
       const key = start.cacheable;
       this.background.run('cache write', () => this.cache.set(key, end.completion, this.config.limits.cacheTtlSecs));

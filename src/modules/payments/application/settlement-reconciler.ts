@@ -54,13 +54,13 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
   }
 
   private tick(): void {
-    this.pass ??= this.reconcileAll()
+    this.pass ??= this.runOnce()
       .catch((err: unknown) => this.logger.warn({ err }, 'reconciler pass failed; receipts stay pending'))
       .finally(() => (this.pass = null));
   }
 
-  /** One pass over the pending receipts. */
-  private async reconcileAll(): Promise<void> {
+  /** One pass over the pending receipts, if this replica holds the lease (the interval calls it; so do tests). */
+  async runOnce(): Promise<void> {
     const receipts = this.receipts as ReceiptStore;
     if (!(await (this.leases as Leases).acquire(LEASE, this.holder, this.config.settlement.leaseTtlMs))) return;
     const now = Date.now();

@@ -1,0 +1,41 @@
+import type { ChatCompletionChunk } from '../../providers/domain/chat-completion';
+import { carriesContent, CompletionAssembler } from './completion-stream';
+
+const chunk = (delta: Record<string, unknown>, finish: string | null = null): ChatCompletionChunk =>
+  ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] }) as ChatCompletionChunk;
+
+describe('carriesContent: the moment a paid answer is broadcast', () => {
+  it.each([
+    ['text', { content: 'Hi' }],
+    ['a tool call', { tool_calls: [{ index: 0, id: 't', type: 'function', function: { name: 'f', arguments: '' } }] }],
+    ['a refusal', { refusal: 'no' }],
+    ['reasoning (DeepSeek)', { reasoning_content: 'thinking' }],
+    ['reasoning (OpenRouter-style)', { reasoning: 'thinking' }],
+  ])('counts %s', (_name, delta) => {
+    expect(carriesContent(chunk(delta))).toBe(true);
+  });
+
+  it.each([
+    ['the role alone', { role: 'assistant', content: '' }],
+    ['an empty delta with the finish reason', {}],
+  ])('does not count %s', (_name, delta) => {
+    expect(carriesContent(chunk(delta, 'stop'))).toBe(false);
+  });
+
+  it('does not count a usage-only chunk', () => {
+    expect(carriesContent({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } })).toBe(false);
+  });
+});
+
+describe('CompletionAssembler snapshot: what a cut answer delivers', () => {
+  it('has the content so far and finish_reason null while the choice has not finished; result() stays null', () => {
+    const assembler = new CompletionAssembler();
+    assembler.add(chunk({ role: 'assistant', content: '' }));
+    expect(assembler.hasContent).toBe(false);
+    assembler.add(chunk({ content: 'Hello, ' }));
+    assembler.add(chunk({ content: 'wor' }));
+    expect(assembler.hasContent).toBe(true);
+    expect(assembler.result()).toBeNull();
+    expect(assembler.snapshot().choices[0]).toMatchObject({ message: { role: 'assistant', content: 'Hello, wor' }, finish_reason: null });
+  });
+});
