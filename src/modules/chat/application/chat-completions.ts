@@ -56,6 +56,16 @@ export interface ServedChat {
   body: { kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; chunks: AsyncIterable<ChatCompletionChunk> };
 }
 
+/** A paid answer's source, once it has started, and what it is. */
+interface PaidSource {
+  source: AsyncIterable<ChatCompletionChunk>;
+  candidate: PricedCandidate;
+  fallback: boolean;
+  cache: ServedChat['cache'];
+  /** The cache key to keep a whole answer under: the primary candidate's, on a miss. */
+  cacheable: string | null;
+}
+
 export type ChatOutcome =
   | { kind: 'quote'; plan: ChatPlan; challenge: Challenge }
   | { kind: 'served'; plan: ChatPlan; served: ServedChat; headers: Record<string, string>; paymentStatus: string | null };
@@ -130,46 +140,21 @@ export class ChatCompletions {
     };
     if (payment.receiptPath) headers['X-Gw-Receipt'] = payment.receiptPath;
 
-    const candidates = candidatesWithin(plan, payment.amountPaid);
-    const primary = candidates[0];
-    const key = this.cacheTtlSecs > 0 ? cacheKey(primary.model.id, plan.request, primary.outputTokens) : null;
     // Until the broadcast the request timeout bounds the paid request from its acceptance, also
     // after its client left (the edge's timer ends with the connection).
     const upstream = new AbortController();
     const expiry = setTimeout(() => {
       if (!payment.broadcasted) upstream.abort(new GatewayError('request_timeout', `request exceeded the ${this.requestTimeoutMs / 1000} s timeout`));
     }, this.requestTimeoutMs);
-    if (caller.signal.aborted && !clientLeft(caller.signal)) upstream.abort(caller.signal.reason);
-    let source: AsyncIterable<ChatCompletionChunk>;
-    let candidate = primary;
-    let fallback = false;
-    let cache: ServedChat['cache'] = 'miss';
-    const cached = key ? await this.cache.get(key) : null;
-    if (cached) {
-      source = fromArray(completionChunks(cached, true));
-      cache = 'hit';
-    } else {
-      const calling = performance.now();
-      const stop = (): void => {
-        if (!clientLeft(caller.signal)) upstream.abort(caller.signal.reason);
-      };
-      caller.signal.addEventListener('abort', stop, { once: true });
-      try {
-        if (upstream.signal.aborted) throw upstream.signal.reason;
-        const targets = candidates.map(({ model, outputTokens }) => ({ provider: model.provider, call: { upstreamModel: model.upstreamModel, request: plan.request, maxTokens: outputTokens, stream: true } }));
-        const { index, reply } = await this.dispatcher.dispatch(targets, upstream.signal);
-        candidate = candidates[index];
-        fallback = index > 0;
-        source = reply.kind === 'stream' ? timed(reply.chunks, () => caller.timing.upstream(candidate.model.provider, performance.now() - calling)) : fromArray(completionChunks(reply.completion, true));
-      } catch (err) {
-        caller.timing.upstream('none', performance.now() - calling);
-        clearTimeout(expiry);
-        await payment.release();
-        throw withReceipt(err, payment.receiptPath);
-      } finally {
-        caller.signal.removeEventListener('abort', stop);
-      }
+    let answer: PaidSource;
+    try {
+      answer = await this.paidSource(plan, payment, caller, upstream);
+    } catch (err) {
+      clearTimeout(expiry);
+      await payment.release();
+      throw withReceipt(err, payment.receiptPath);
     }
+    const { source, candidate, fallback, cache, cacheable } = answer;
     const generation = this.generations.start(source, upstream, expiry, {
       payment,
       candidate,
@@ -177,7 +162,7 @@ export class ChatCompletions {
       signal: caller.signal,
       suspendTimeout: caller.suspendTimeout,
       fingerprint: requestFingerprint(plan.request),
-      cacheable: !fallback ? key : null,
+      cacheable,
       inputTokens: plan.inputTokens,
     });
     const served = (body: ServedChat['body']): ServedChat => ({ model: candidate.model, fallback, cache, body });
@@ -197,6 +182,37 @@ export class ChatCompletions {
     }
     if (end.kind === 'answer' && end.settlement.paymentResponse) headers['PAYMENT-RESPONSE'] = end.settlement.paymentResponse;
     return { kind: 'served', plan, served: served({ kind: 'json', completion }), headers, paymentStatus: end.kind === 'answer' ? end.settlement.status : null };
+  }
+
+  /**
+   * Where a paid answer comes from: the cache, or the first candidate the amount paid covers that
+   * starts answering (always streamed). The client leaving does not stop the call; its timeout does.
+   */
+  private async paidSource(plan: ChatPlan, payment: AcceptedPayment, caller: ChatCaller, upstream: AbortController): Promise<PaidSource> {
+    const candidates = candidatesWithin(plan, payment.amountPaid);
+    const primary = candidates[0];
+    const key = this.cacheTtlSecs > 0 ? cacheKey(primary.model.id, plan.request, primary.outputTokens) : null;
+    const cached = key ? await this.cache.get(key) : null;
+    if (cached) return { source: fromArray(completionChunks(cached, true)), candidate: primary, fallback: false, cache: 'hit', cacheable: null };
+    const calling = performance.now();
+    const stop = (): void => {
+      if (!clientLeft(caller.signal)) upstream.abort(caller.signal.reason);
+    };
+    if (caller.signal.aborted) stop();
+    else caller.signal.addEventListener('abort', stop, { once: true });
+    try {
+      if (upstream.signal.aborted) throw upstream.signal.reason;
+      const targets = candidates.map(({ model, outputTokens }) => ({ provider: model.provider, call: { upstreamModel: model.upstreamModel, request: plan.request, maxTokens: outputTokens, stream: true } }));
+      const { index, reply } = await this.dispatcher.dispatch(targets, upstream.signal);
+      const candidate = candidates[index];
+      const source = reply.kind === 'stream' ? timed(reply.chunks, () => caller.timing.upstream(candidate.model.provider, performance.now() - calling)) : fromArray(completionChunks(reply.completion, true));
+      return { source, candidate, fallback: index > 0, cache: 'miss', cacheable: index === 0 ? key : null };
+    } catch (err) {
+      caller.timing.upstream('none', performance.now() - calling);
+      throw err;
+    } finally {
+      caller.signal.removeEventListener('abort', stop);
+    }
   }
 
   /** A paid answer given again, in the form the resend asks, with no second charge. */
