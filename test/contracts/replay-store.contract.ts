@@ -25,6 +25,24 @@ export function replayStoreContract(open: () => Promise<{ store: ReplayStore; cl
     expect(results.filter(Boolean)).toHaveLength(1);
   });
 
+  it('holds a claim longer, or takes a lapsed one again, but never shortens it', async () => {
+    const held = randomUUID();
+    await store.claim(held, 100);
+    await store.hold(held, 60_000);
+    const lapsed = randomUUID();
+    await store.claim(lapsed, 50);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await store.seen(held)).toBe(true);
+    expect(await store.seen(lapsed)).toBe(false);
+    await store.hold(lapsed, 60_000);
+    expect(await store.seen(lapsed)).toBe(true);
+    const long = randomUUID();
+    await store.claim(long, 60_000);
+    await store.hold(long, 50);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(await store.seen(long)).toBe(true);
+  });
+
   it('gives a released claim back', async () => {
     const signature = randomUUID();
     await store.claim(signature, 60_000);

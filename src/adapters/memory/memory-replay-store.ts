@@ -35,6 +35,14 @@ export class MemoryReplayStore extends ReplayStore {
     return Promise.resolve();
   }
 
+  hold(signature: string, ttlMs: number): Promise<void> {
+    const until = this.now() + ttlMs;
+    // Holding a claim this store already has takes no new slot; a lapsed one is claimed again.
+    if (this.live(signature)) this.claims.set(signature, Math.max(until, this.claims.get(signature) as number));
+    else return this.claim(signature, ttlMs).then(() => undefined);
+    return Promise.resolve();
+  }
+
   durable(): boolean {
     return false;
   }

@@ -1,6 +1,6 @@
-import { LessThan, QueryFailedError, type DataSource, type Repository } from 'typeorm';
+import { QueryFailedError, type DataSource, type Repository } from 'typeorm';
 import type { BroadcastRecord, Delivery, Receipt, ReceiptOutcome } from '../../modules/payments/domain/receipt';
-import { PaymentAlreadyHeld, ReceiptStore } from '../../modules/payments/ports/receipt-store';
+import { PaymentAlreadyHeld, ReceiptStore, type ReceiptCursor } from '../../modules/payments/ports/receipt-store';
 import { ReceiptRow } from './entities/receipt.row';
 
 /** PostgreSQL's unique_violation, and the index that makes a receipt the durable claim on its payment. */
@@ -32,22 +32,29 @@ export class PostgresReceiptStore extends ReceiptStore {
     await this.rows.update({ id }, broadcast);
   }
 
-  async complete(id: string, outcome: ReceiptOutcome): Promise<Receipt | null> {
+  async complete(id: string, outcome: ReceiptOutcome): Promise<boolean> {
     const { status, amountChargedAtomic, settledAt, model, transactionSignature } = outcome;
     // Only a pending receipt moves: a late or repeated completion leaves a final one as it is.
-    await this.rows.update(
+    const result = await this.rows.update(
       { id, status: 'pending' },
       { status, amountChargedAtomic, settledAt, ...(model === undefined ? {} : { model }), ...(transactionSignature === undefined ? {} : { transactionSignature }) },
     );
-    return this.find(id);
+    return result.affected === 1;
   }
 
   async recordDelivery(id: string, delivery: Delivery): Promise<void> {
     await this.rows.createQueryBuilder().update().set({ delivery }).where('id = :id AND delivery IS NULL', { id }).execute();
   }
 
-  async pending(createdBefore: Date, limit: number): Promise<Receipt[]> {
-    const rows = await this.rows.find({ where: { status: 'pending', createdAt: LessThan(createdBefore) }, order: { createdAt: 'ASC' }, take: limit });
+  async pending(createdBefore: Date, limit: number, after?: ReceiptCursor): Promise<Receipt[]> {
+    const query = this.rows
+      .createQueryBuilder('receipt')
+      .where("receipt.status = 'pending' AND receipt.created_at < :createdBefore AND receipt.signed_transaction <> ''", { createdBefore })
+      .orderBy('receipt.created_at', 'ASC')
+      .addOrderBy('receipt.id', 'ASC')
+      .take(limit);
+    if (after) query.andWhere('(receipt.created_at, receipt.id) > (:afterCreatedAt, :afterId)', { afterCreatedAt: after.createdAt, afterId: after.id });
+    const rows = await query.getMany();
     return rows.map((row) => ({ ...row }));
   }
 

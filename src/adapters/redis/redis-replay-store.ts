@@ -46,6 +46,17 @@ export class RedisReplayStore extends ReplayStore {
     }
   }
 
+  async hold(signature: string, ttlMs: number): Promise<void> {
+    await this.fallback.hold(signature, ttlMs);
+    try {
+      // Takes the claim if it lapsed; never shortens a longer one (a durable-nonce claim): GT keeps the later expiry.
+      const taken = await this.redis.set(key(signature), '1', 'PX', ttlMs, 'NX');
+      if (taken !== 'OK') await this.redis.pexpire(key(signature), ttlMs, 'GT');
+    } catch {
+      // Held in this instance's memory meanwhile.
+    }
+  }
+
   durable(): boolean {
     return this.redis.status === 'ready';
   }

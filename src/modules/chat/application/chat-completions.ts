@@ -146,16 +146,21 @@ export class ChatCompletions {
     const expiry = setTimeout(() => {
       if (!payment.broadcasted) upstream.abort(new GatewayError('request_timeout', `request exceeded the ${this.requestTimeoutMs / 1000} s timeout`));
     }, this.requestTimeoutMs);
+    const untrack = this.generations.track(payment, upstream);
+    const ended = (): void => {
+      clearTimeout(expiry);
+      untrack();
+    };
     let answer: PaidSource;
     try {
       answer = await this.paidSource(plan, payment, caller, upstream);
     } catch (err) {
-      clearTimeout(expiry);
+      ended();
       await payment.release();
       throw withReceipt(err, payment.receiptPath);
     }
     const { source, candidate, fallback, cache, cacheable } = answer;
-    const generation = this.generations.start(source, upstream, expiry, {
+    const generation = this.generations.start(source, upstream, ended, {
       payment,
       candidate,
       requestId: caller.requestId,

@@ -39,7 +39,8 @@ const SHUTDOWN_MARGIN_MS = 1_000;
  */
 @Injectable()
 export class PaidGenerations implements BeforeApplicationShutdown {
-  private readonly live = new Map<string, { fingerprint: string; generation: PaidGeneration; upstream: AbortController; receiptPath: string | null }>();
+  private readonly calls = new Set<{ payment: AcceptedPayment; upstream: AbortController }>();
+  private readonly live = new Map<string, { fingerprint: string; generation: PaidGeneration; receiptPath: string | null }>();
 
   constructor(
     private readonly redelivery: RedeliveryStore,
@@ -53,7 +54,17 @@ export class PaidGenerations implements BeforeApplicationShutdown {
   }
 
   /** Starts producing the answer from `source` (an upstream stream, or a cached answer's chunks), detached from the client. */
-  start(source: AsyncIterable<ChatCompletionChunk>, upstream: AbortController, expiry: NodeJS.Timeout, start: PaidStart): PaidGeneration {
+  /**
+   * Registers a paid upstream call from the payment's acceptance (before its provider answers), so
+   * that shutdown can stop it while nothing is charged; the returned function forgets it.
+   */
+  track(payment: AcceptedPayment, upstream: AbortController): () => void {
+    const call = { payment, upstream };
+    this.calls.add(call);
+    return () => this.calls.delete(call);
+  }
+
+  start(source: AsyncIterable<ChatCompletionChunk>, upstream: AbortController, ended: () => void, start: PaidStart): PaidGeneration {
     const { payment, signal } = start;
     const generation = new PaidGeneration(source, { payment, modelId: start.candidate.model.id, upstream, onBroadcast: start.suspendTimeout });
     const capMs = this.config.http.streamMaxMs;
@@ -64,11 +75,11 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
-    this.live.set(payment.replayKey, { fingerprint: start.fingerprint, generation, upstream, receiptPath: payment.receiptPath });
+    this.live.set(payment.replayKey, { fingerprint: start.fingerprint, generation, receiptPath: payment.receiptPath });
     this.background.run('paid generation', () =>
       this.conclude(generation, start).finally(() => {
         clearTimeout(cap);
-        clearTimeout(expiry);
+        ended();
         signal.removeEventListener('abort', onAbort);
         this.live.delete(payment.replayKey);
       }),
@@ -100,6 +111,8 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     const paid = end.settlement.status !== 'failed';
     this.record(start, end);
     if (paid && generation.originalReceived !== 'all') {
+      // The payment stays "used" as long as its answer is kept, or a resend would meet the chain checks instead.
+      await payment.holdFor(this.config.settlement.redeliveryTtlMs);
       await this.redelivery.keep(payment.replayKey, { fingerprint: start.fingerprint, completion: end.completion, whole: end.whole, receiptPath: payment.receiptPath }, this.config.settlement.redeliveryTtlMs);
     }
     if (paid && end.whole && start.cacheable) {
@@ -124,12 +137,20 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     );
   }
 
+  /**
+   * Paid calls get the grace period to finish. Then those not broadcast yet are stopped and
+   * released (nothing is charged, and nothing can be once the server has closed their
+   * connections); those broadcast are cut and end `partial`.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     const deadline = Date.now() + Math.max(0, this.config.http.shutdownGraceMs - SHUTDOWN_MARGIN_MS);
-    while (this.live.size > 0 && Date.now() < deadline) await sleep(50);
-    if (this.live.size === 0) return;
-    this.logger.warn({ generations: this.live.size }, 'shutdown: cutting paid generations that did not finish in the grace period');
-    for (const { upstream } of this.live.values()) upstream.abort(new GatewayError('service_unavailable', 'the gateway is shutting down'));
+    while (this.calls.size > 0 && Date.now() < deadline) await sleep(50);
+    if (this.calls.size === 0) return;
+    this.logger.warn({ calls: this.calls.size }, 'shutdown: stopping paid calls that did not finish in the grace period');
+    for (const { payment, upstream } of this.calls) {
+      upstream.abort(new GatewayError('service_unavailable', payment.broadcasted ? 'the gateway is shutting down' : 'the gateway is shutting down; the payment was not used, retry shortly'));
+    }
+    await sleep(SHUTDOWN_MARGIN_MS / 2);
   }
 }
 

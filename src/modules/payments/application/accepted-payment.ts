@@ -96,10 +96,16 @@ export class AcceptedPayment {
     if (this.phase !== 'accepted') throw new Error(`payment ${this.phase}: cannot broadcast`);
     this.phase = 'broadcast';
     const prepared = this.deps.chain.prepare(this.transaction);
-    if (!prepared) return this.refused('fee payer key unavailable');
-    await this.record('broadcast', () => this.deps.receipts?.recordBroadcast(this.receiptId, { broadcastAt: new Date(), signedTransaction: prepared.signedTransaction, transactionSignature: prepared.signature }));
+    if (!prepared) return this.refused('fee payer key unavailable', paymentErrors.settlementFailed(this.receiptPath));
+    try {
+      // Written before the send, never deferred: the reconciler must know what may be on chain.
+      await this.deps.receipts?.recordBroadcast(this.receiptId, { broadcastAt: new Date(), signedTransaction: prepared.signedTransaction, transactionSignature: prepared.signature });
+    } catch (err) {
+      this.deps.logger.error({ err, receipt: this.receiptId }, 'could not record the broadcast; the payment is not sent');
+      return this.refused('receipt storage unavailable', paymentErrors.receiptsUnavailable());
+    }
     const sent = await this.deps.chain.send(prepared.signedTransaction);
-    if (sent.kind === 'rejected') return this.refused(sent.detail);
+    if (sent.kind === 'rejected') return this.refused(sent.detail, paymentErrors.settlementFailed(this.receiptPath));
     if (sent.kind === 'on-chain' && !this.receipt) {
       // No durable claim: a payment the payer broadcast itself may have paid another request already.
       this.phase = 'refused';
@@ -122,18 +128,23 @@ export class AcceptedPayment {
     return this.record('delivery', () => this.deps.receipts?.recordDelivery(this.receiptId, delivery));
   }
 
-  private async refused(detail: string): Promise<never> {
-    this.phase = 'released';
-    this.deps.logger.warn({ detail, receipt: this.receiptId }, 'payment refused at broadcast; nothing charged');
-    this.deps.metrics.settlement('rejected');
-    await this.giveBack();
-    throw paymentErrors.settlementFailed(this.receiptPath);
+  /** Keeps the payment counted as used for `ttlMs` more: its answer is kept for a resend that long. */
+  holdFor(ttlMs: number): Promise<void> {
+    return this.deps.replay.hold(this.transfer.replayKey, ttlMs);
   }
 
+  private async refused(detail: string, error: Error): Promise<never> {
+    this.phase = 'released';
+    this.deps.logger.warn({ detail, receipt: this.receiptId }, 'payment not sent; nothing charged');
+    this.deps.metrics.settlement('rejected');
+    await this.giveBack();
+    throw error;
+  }
+
+  /** The receipt says not_charged before the claim goes, so a retry never meets a stale durable claim. */
   private async giveBack(): Promise<void> {
-    await Promise.all([this.deps.replay.release(this.transfer.replayKey), this.unlockSource()]);
-    this.deps.metrics.settlement('not_charged');
     await this.complete({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null });
+    await Promise.all([this.deps.replay.release(this.transfer.replayKey), this.unlockSource()]);
   }
 
   private async confirm(signature: string, servedModel: string | null): Promise<Settlement> {
@@ -141,7 +152,6 @@ export class AcceptedPayment {
     await this.unlockSource();
     const model = servedModel ? { model: servedModel } : {};
     if (outcome === 'confirmed') {
-      this.deps.metrics.settlement('settled');
       await this.complete({ status: 'settled', amountChargedAtomic: this.transfer.amount, settledAt: new Date(), transactionSignature: signature, ...model });
       return {
         status: 'settled',
@@ -151,7 +161,6 @@ export class AcceptedPayment {
     }
     if (outcome === 'failed') {
       // It landed with an error: the fee was paid, the funds did not move.
-      this.deps.metrics.settlement('failed');
       this.deps.logger.error({ signature, receipt: this.receiptId }, 'payment landed with an error: not paid');
       await this.complete({ status: 'failed', amountChargedAtomic: 0n, settledAt: null, transactionSignature: signature, ...model });
       return { status: 'failed', transactionSignature: signature, paymentResponse: null };
@@ -166,8 +175,17 @@ export class AcceptedPayment {
     if (this.sourceLock) await this.deps.replay.release(this.sourceLock);
   }
 
+  /** Finishes the receipt; its budget reservation and the metric follow only if this call moved it (the reconciler may have first). */
   private async complete(outcome: ReceiptOutcome): Promise<void> {
-    await this.record(outcome.status, () => this.deps.receipts?.complete(this.receiptId, outcome));
+    const { receipts } = this.deps;
+    if (!receipts) return this.followed(outcome);
+    await this.deps.outbox.write(`receipt ${this.receiptId}: ${outcome.status}`, async () => {
+      if (await receipts.complete(this.receiptId, outcome)) await this.followed(outcome);
+    });
+  }
+
+  private async followed(outcome: ReceiptOutcome): Promise<void> {
+    this.deps.metrics.settlement(outcome.status);
     await this.deps.budgets.follow(this.receiptId, outcome.status).catch((err: unknown) => this.deps.logger.error({ err, receipt: this.receiptId }, 'budget reservation could not follow its receipt'));
   }
 

@@ -86,8 +86,9 @@ export class ExactPayments {
     const payload = this.decode(header);
     const transaction = this.checkTerms(payload, context);
     const transfer = this.verify(transaction, context.quote);
-    if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed(transfer.replayKey);
+    // Replays count as attempts too: a used payment (and a kept answer's redelivery) is not free to hammer.
     await this.rateLimit.admitAttempt(context.clientAddress);
+    if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed(transfer.replayKey);
     const rateLimit = await this.rateLimit.admitWallet(transfer.payer);
     await this.checkOnChain(transfer, transaction);
 

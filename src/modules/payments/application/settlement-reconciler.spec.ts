@@ -7,7 +7,7 @@ import type { BroadcastRecord, Delivery, Receipt, ReceiptOutcome, ReceiptStatus 
 import { BudgetReservations } from '../ports/budget-reservations';
 import { Leases } from '../ports/leases';
 import { PaymentChain, type ChainStatus, type SendOutcome, type TransactionLife } from '../ports/payment-chain';
-import { ReceiptStore } from '../ports/receipt-store';
+import { ReceiptStore, type ReceiptCursor } from '../ports/receipt-store';
 import { PaymentMetrics } from './payment-metrics';
 import { ReceiptOutbox } from './receipt-outbox';
 import { SettlementReconciler } from './settlement-reconciler';
@@ -26,8 +26,8 @@ class ScriptedChain extends PaymentChain {
   verifyTransfer(): never {
     throw new Error('not used');
   }
-  prepare(): never {
-    throw new Error('not used');
+  prepare(signedTransaction: string): { signedTransaction: string; signature: string } {
+    return { signedTransaction, signature: `sig-of-${signedTransaction}` };
   }
   simulate(): never {
     throw new Error('not used');
@@ -62,17 +62,20 @@ class ListedReceipts extends ReceiptStore {
     Object.assign(this.rows.get(id) as Receipt, broadcast);
     return Promise.resolve();
   }
-  complete(id: string, outcome: ReceiptOutcome): Promise<Receipt | null> {
+  complete(id: string, outcome: ReceiptOutcome): Promise<boolean> {
     const row = this.rows.get(id);
-    if (row?.status === 'pending') Object.assign(row, outcome);
-    return Promise.resolve(row ?? null);
+    if (row?.status !== 'pending') return Promise.resolve(false);
+    Object.assign(row, outcome);
+    return Promise.resolve(true);
   }
   recordDelivery(id: string, delivery: Delivery): Promise<void> {
     (this.rows.get(id) as Receipt).delivery ??= delivery;
     return Promise.resolve();
   }
-  pending(createdBefore: Date, limit: number): Promise<Receipt[]> {
-    return Promise.resolve([...this.rows.values()].filter((r) => r.status === 'pending' && r.createdAt < createdBefore).slice(0, limit));
+  pending(createdBefore: Date, limit: number, after?: ReceiptCursor): Promise<Receipt[]> {
+    const rows = [...this.rows.values()].filter((r) => r.status === 'pending' && r.createdAt < createdBefore);
+    const start = after ? rows.findIndex((r) => r.id === after.id) + 1 : 0;
+    return Promise.resolve(rows.slice(start, start + limit));
   }
   find(id: string): Promise<Receipt | null> {
     return Promise.resolve(this.rows.get(id) ?? null);
@@ -194,6 +197,34 @@ describe('SettlementReconciler', () => {
     await reconciler().runOnce();
     expect((await receipts.find(accepted.id))?.status).toBe('pending');
     expect((await receipts.find(confirming.id))?.status).toBe('pending');
+  });
+
+  it('finishes a receipt once: a receipt the request finished first is left alone, its budget followed once', async () => {
+    const { chain, receipts, budgets, reconciler, add } = world();
+    const receipt = await add({ broadcastAt: LONG_AGO });
+    chain.statuses.set(`sig-of-${receipt.signedTransaction}`, ['confirmed']);
+    const first = receipts.complete.bind(receipts);
+    // The request's own confirmation lands between the reconciler's look-up and its write.
+    jest.spyOn(receipts, 'complete').mockImplementationOnce(async (id, outcome) => {
+      await first(id, { status: 'settled', amountChargedAtomic: receipt.amountPaidAtomic, settledAt: new Date() });
+      return first(id, outcome);
+    });
+    await reconciler().runOnce();
+    expect((await receipts.find(receipt.id))?.status).toBe('settled');
+    expect(budgets.followed).toEqual([]);
+  });
+
+  it('walks the pending receipts page by page, so ones it cannot finish yet never hide newer ones', async () => {
+    const { chain, receipts, reconciler, add } = world();
+    const stuck = await Promise.all(Array.from({ length: 200 }, () => add({ broadcastAt: null })));
+    const landed = await add({ broadcastAt: LONG_AGO, createdAt: new Date(LONG_AGO.getTime() + 1) });
+    chain.statuses.set(`sig-of-${landed.signedTransaction}`, ['confirmed']);
+    const worker = reconciler();
+    await worker.runOnce();
+    expect((await receipts.find(landed.id))?.status).toBe('pending');
+    await worker.runOnce();
+    expect((await receipts.find(landed.id))?.status).toBe('settled');
+    expect((await receipts.find(stuck[0].id))?.status).toBe('pending');
   });
 
   it('runs on one replica at a time: without the lease it does nothing', async () => {

@@ -6,7 +6,7 @@ import type { Receipt, ReceiptOutcome } from '../domain/receipt';
 import { BudgetReservations } from '../ports/budget-reservations';
 import { Leases } from '../ports/leases';
 import { PaymentChain, type ChainStatus } from '../ports/payment-chain';
-import { ReceiptStore } from '../ports/receipt-store';
+import { ReceiptStore, type ReceiptCursor } from '../ports/receipt-store';
 import { PaymentMetrics } from './payment-metrics';
 import { ReceiptOutbox } from './receipt-outbox';
 
@@ -26,6 +26,7 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
   private readonly holder = randomUUID();
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<void> | null = null;
+  private cursor: ReceiptCursor | null = null;
 
   constructor(
     private readonly chain: PaymentChain,
@@ -59,19 +60,24 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
       .finally(() => (this.pass = null));
   }
 
-  /** One pass over the pending receipts, if this replica holds the lease (the interval calls it; so do tests). */
+  /** One pass over a page of pending receipts, while this replica holds the lease (the interval calls it; so do tests). */
   async runOnce(): Promise<void> {
     const receipts = this.receipts as ReceiptStore;
-    if (!(await (this.leases as Leases).acquire(LEASE, this.holder, this.config.settlement.leaseTtlMs))) return;
+    if (!(await this.holdLease())) return;
     const now = Date.now();
-    const pending = await receipts.pending(new Date(now), BATCH);
-    this.metrics.pending(pending.length, pending.length > 0 ? (now - pending[0].createdAt.getTime()) / 1000 : 0);
+    const pending = await receipts.pending(new Date(now), BATCH, this.cursor ?? undefined);
+    // The next pass goes on after this page; a short page means the walk starts over.
+    this.cursor = pending.length === BATCH ? pending[pending.length - 1] : null;
+    if (pending.length > 0) this.metrics.pending(pending.length, (now - pending[0].createdAt.getTime()) / 1000);
+    else this.metrics.pending(0, 0);
     const { confirmMs } = this.config.settlement;
     // Younger receipts may still belong to a request in progress on some replica.
     const unbroadcastCutoff = now - this.config.http.requestTimeoutMs - confirmMs;
     for (const receipt of pending) {
       const ripe = receipt.broadcastAt ? receipt.broadcastAt.getTime() < now - confirmMs : receipt.createdAt.getTime() < unbroadcastCutoff;
-      if (!ripe || receipt.signedTransaction === '') continue;
+      if (!ripe) continue;
+      // Renewed per receipt: a long pass must not let a second replica in.
+      if (!(await this.holdLease())) return;
       try {
         await this.reconcile(receipt);
       } catch (err) {
@@ -80,8 +86,14 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
     }
   }
 
+  private holdLease(): Promise<boolean> {
+    return (this.leases as Leases).acquire(LEASE, this.holder, this.config.settlement.leaseTtlMs);
+  }
+
   private async reconcile(receipt: Receipt): Promise<void> {
-    const life = this.chain.life(receipt.signedTransaction);
+    // The id it was (or would have been) sent under: a sponsored payment's is our own deterministic
+    // co-signature, the same whether or not the broadcast bytes were recorded.
+    const life = this.chain.life(this.chain.prepare(receipt.signedTransaction)?.signedTransaction ?? receipt.signedTransaction);
     if (await this.concluded(receipt, await this.chain.status(life.signature), life.signature)) return;
     if (await this.chain.blockhashValid(life)) {
       // Never broadcast: the request may have ended before its answer began, so it is not ours to send.
@@ -101,11 +113,14 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
     return true;
   }
 
+  /** Finishes the receipt; its budget reservation and the metric follow only if this pass moved it (the request may have first). */
   private async finish(receipt: Receipt, outcome: ReceiptOutcome): Promise<void> {
-    this.logger.info({ receipt: receipt.id, status: outcome.status }, 'reconciled a pending receipt');
-    this.metrics.settlement(`reconciled_${outcome.status}`);
     const receipts = this.receipts as ReceiptStore;
-    await this.outbox.write(`receipt ${receipt.id}: ${outcome.status}`, () => receipts.complete(receipt.id, outcome));
-    await this.budgets.follow(receipt.id, outcome.status);
+    await this.outbox.write(`receipt ${receipt.id}: ${outcome.status}`, async () => {
+      if (!(await receipts.complete(receipt.id, outcome))) return;
+      this.logger.info({ receipt: receipt.id, status: outcome.status }, 'reconciled a pending receipt');
+      this.metrics.settlement(`reconciled_${outcome.status}`);
+      await this.budgets.follow(receipt.id, outcome.status);
+    });
   }
 }

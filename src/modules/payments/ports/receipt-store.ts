@@ -1,5 +1,8 @@
 import type { BroadcastRecord, Delivery, Receipt, ReceiptOutcome } from '../domain/receipt';
 
+/** Where a walk over pending receipts stopped. */
+export type ReceiptCursor = Pick<Receipt, 'createdAt' | 'id'>;
+
 /** Another receipt that is not `not_charged` already holds this payment's replay key. */
 export class PaymentAlreadyHeld extends Error {
   override name = 'PaymentAlreadyHeld';
@@ -22,14 +25,22 @@ export abstract class ReceiptStore {
   /** Records that the payment was handed to the chain, with the bytes that were sent. */
   abstract recordBroadcast(id: string, broadcast: BroadcastRecord): Promise<void>;
 
-  /** Moves a pending receipt to its outcome; returns the updated receipt, or null when none has that id. */
-  abstract complete(id: string, outcome: ReceiptOutcome): Promise<Receipt | null>;
+  /**
+   * Moves a pending receipt to its outcome. True when this call moved it; false when there is no
+   * such receipt or it was final already (a late or repeated completion changes nothing), so that
+   * what follows a receipt (budgets, metrics) happens once.
+   */
+  abstract complete(id: string, outcome: ReceiptOutcome): Promise<boolean>;
 
   /** Records what the payer received, once. */
   abstract recordDelivery(id: string, delivery: Delivery): Promise<void>;
 
-  /** Pending receipts created before `createdBefore`, oldest first, for the reconciler. */
-  abstract pending(createdBefore: Date, limit: number): Promise<Receipt[]>;
+  /**
+   * Pending receipts created before `createdBefore` that can be reconciled (they hold their
+   * transaction), oldest first (by creation, then id), after `after` when given: the reconciler
+   * walks them page by page, so receipts it cannot finish yet never hide the newer ones.
+   */
+  abstract pending(createdBefore: Date, limit: number, after?: ReceiptCursor): Promise<Receipt[]>;
 
   abstract find(id: string): Promise<Receipt | null>;
 }

@@ -11,6 +11,9 @@ export abstract class ReplayStore {
 
   abstract release(signature: string): Promise<void>;
 
+  /** Keeps a claim at least `ttlMs` from now (taking it if it lapsed): a payment whose answer is kept for a resend stays "used" as long. */
+  abstract hold(signature: string, ttlMs: number): Promise<void>;
+
   /** Whether claims are shared and durable (Redis up): only then are durable-nonce payments accepted. */
   abstract durable(): boolean;
 }
