@@ -1,11 +1,11 @@
-import { get as httpGet } from 'node:http';
-import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { Agent, request } from 'undici';
 import type { RunningGateway } from '../../src/gateway';
 import { CHAT_PATH, chatBody, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { createTestDatabase } from '../support/postgres';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis';
 import { POSTGRES_ADMIN_URL, serviceAvailable } from '../support/services';
+import { FINAL_STATUSES, fundedPayer, readReceiptsUntil, sleep, type ReceiptRead } from '../support/settlement-probes';
+import { expectAll, REPLAYED } from '../support/settlement-world';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -15,8 +15,6 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
  * PostgreSQL outage while payments are in flight loses no receipt and no charge.
  */
 
-const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once' } };
-const FINAL_STATUSES = ['settled', 'failed', 'not_charged'];
 const BURST = 1_000;
 
 /** Limits raised so that a burst from one client and one wallet meets only the replay protection. */
@@ -35,13 +33,6 @@ interface Answer {
   body: string;
   /** The X-Gw-Receipt path, when the answer carried one. */
   receipt: string | null;
-}
-
-interface ReceiptJson {
-  status: string;
-  amount_charged_atomic: string;
-  delivery: string | null;
-  broadcast_at: string | null;
 }
 
 const needed = serviceAvailable('postgres') && serviceAvailable('redis');
@@ -96,23 +87,42 @@ describeWithServices('payment races and faults (two instances, PostgreSQL storag
 
   const recipientBalance = (): bigint => world.localnet.usdcBalance(world.recipient.publicKey);
 
+  /** What `onTwoInstances` hands its test: the instances, one signed payment, and the chain before it was sent. */
+  interface Race {
+    one: RunningGateway;
+    two: RunningGateway;
+    payment: string;
+    amount: bigint;
+    recipientBefore: bigint;
+    sentBefore: number;
+  }
+
+  /** Two instances on a fresh database and the test's Redis, and a payment for them to race on; both closed and the database dropped after `run`. */
+  async function onTwoInstances(run: (race: Race) => Promise<void>): Promise<void> {
+    const database = await createTestDatabase();
+    const env = { ...RACE_ENV, DATABASE_URL: database.url, REDIS_URL: redis.url };
+    // One after the other: the first migrates the fresh database.
+    const one = await startPaidGateway(world, env);
+    const two = await startPaidGateway(world, env).catch(async (err: unknown) => {
+      await one.close();
+      throw err;
+    });
+    try {
+      const payer = fundedPayer(world);
+      const { header, amount } = await quote(one, chatBody());
+      const payment = specPaymentHeader(world, header, { payer });
+      const [recipientBefore, sentBefore] = [recipientBalance(), world.localnet.sentTransactions().length];
+      await run({ one, two, payment, amount, recipientBefore, sentBefore });
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+      await database.drop();
+    }
+  }
+
   it(
     `one payment fired ${BURST} times across two instances: one 200, one transfer, one provider call`,
-    async () => {
-      const database = await createTestDatabase();
-      const env = { ...RACE_ENV, DATABASE_URL: database.url, REDIS_URL: redis.url };
-      // One after the other: the first migrates the fresh database.
-      const one = await startPaidGateway(world, env);
-      const two = await startPaidGateway(world, env).catch(async (err: unknown) => {
-        await one.close();
-        throw err;
-      });
-      try {
-        const payer = fundedPayer(world);
-        const { header, amount } = await quote(one, chatBody());
-        const payment = specPaymentHeader(world, header, { payer });
-        const [recipientBefore, sentBefore] = [recipientBalance(), world.localnet.sentTransactions().length];
-
+    () =>
+      onTwoInstances(async ({ one, two, payment, amount, recipientBefore, sentBefore }) => {
         const answers = await Promise.all(Array.from({ length: BURST }, (_, i) => post(i % 2 ? two : one, chatBody(), payment)));
 
         expect(tally(answers)).toEqual({ statuses: { 200: 1, 402: BURST - 1 }, refusals: [`402 ${JSON.stringify(REPLAYED)}`], others: [] });
@@ -123,30 +133,14 @@ describeWithServices('payment races and faults (two instances, PostgreSQL storag
         expect(winner.receipt).toMatch(/^\/v1\/receipts\/[0-9a-f-]{36}$/);
         const [{ receipt, last }] = await readUntilFinal([one, two], [winner.receipt], 10_000);
         expect(receipt ?? last).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete' });
-      } finally {
-        await Promise.all([one.close(), two.close()]);
-        await database.drop();
-      }
-    },
+      }),
     90_000,
   );
 
   it(
     `one payment fired ${BURST} times with Redis killed mid-burst: at most one 200, at most one transfer, charged only if served`,
-    async () => {
-      const database = await createTestDatabase();
-      const env = { ...RACE_ENV, DATABASE_URL: database.url, REDIS_URL: redis.url };
-      const one = await startPaidGateway(world, env);
-      const two = await startPaidGateway(world, env).catch(async (err: unknown) => {
-        await one.close();
-        throw err;
-      });
-      try {
-        const payer = fundedPayer(world);
-        const { header, amount } = await quote(one, chatBody());
-        const payment = specPaymentHeader(world, header, { payer });
-        const [recipientBefore, sentBefore] = [recipientBalance(), world.localnet.sentTransactions().length];
-
+    () =>
+      onTwoInstances(async ({ one, two, payment, amount, recipientBefore, sentBefore }) => {
         const early = Array.from({ length: 200 }, (_, i) => post(i % 2 ? two : one, chatBody(), payment));
         // Kill as soon as the gateways are answering the burst: claims are being made and refused.
         await Promise.race(early);
@@ -172,11 +166,7 @@ describeWithServices('payment races and faults (two instances, PostgreSQL storag
           },
           { served, servedCopies, transfers, gained: gained.toString(), quote: amount.toString(), providerCalls, ...tally(answers) },
         );
-      } finally {
-        await Promise.all([one.close(), two.close()]);
-        await database.drop();
-      }
-    },
+      }),
     90_000,
   );
 
@@ -266,78 +256,17 @@ function whole(answer: { status: number | 'error'; body: string }, stream: boole
   return answer.status === 200 && (!stream || answer.body.trimEnd().endsWith('data: [DONE]'));
 }
 
-/** Fails with every broken check named and the whole observation printed (a burst is hard to read check by check). */
-function expectAll(checks: Record<string, boolean>, observed: unknown): void {
-  const broken = Object.keys(checks).filter((name) => !checks[name]);
-  if (broken.length > 0) throw new Error(`broken: ${broken.join('; ')}\nobserved: ${JSON.stringify(observed, null, 2)}`);
-}
-
-/** A payer of its own (1 SOL, 5 USDC), so that balances never mix between tests. */
-function fundedPayer(world: PaidWorld): Keypair {
-  const payer = Keypair.generate();
-  world.localnet.airdrop(payer.publicKey, LAMPORTS_PER_SOL);
-  world.localnet.fundUsdc(payer.publicKey, 5_000_000n);
-  return payer;
-}
-
-interface ReceiptRead {
-  /** The last receipt read, null when none could be read. */
-  receipt: ReceiptJson | null;
-  /** The last answer, for the failure message. */
-  last: string;
-}
-
 /**
  * Reads receipts (from whichever instance answers) until each status is final or `timeoutMs` is
  * over; never throws, the caller asserts. While storage is down the route may answer 503 or a
- * receipt still read `pending`: both are read again. Each read comes from a loopback address of
- * its own: the receipt route's per-IP limit (20 a minute) is not what these tests are about.
+ * receipt still read `pending`: both are read again.
  */
-async function readUntilFinal(gateways: RunningGateway[], paths: Array<string | null>, timeoutMs: number): Promise<ReceiptRead[]> {
-  const reads: ReceiptRead[] = paths.map((path) => ({ receipt: null, last: path === null ? 'no X-Gw-Receipt header' : 'not read yet' }));
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 0; ; attempt++) {
-    const open = paths.flatMap((path, i) => (path !== null && !(reads[i].receipt && FINAL_STATUSES.includes(reads[i].receipt.status)) ? [i] : []));
-    if (open.length === 0 || Date.now() > deadline) return reads;
-    await Promise.all(
-      open.map(async (i) => {
-        const gateway = gateways[(attempt + i) % gateways.length];
-        try {
-          const res = await getFrom(nextLoopbackAddress(), `${gateway.url}${paths[i]}`);
-          reads[i].last = `${res.status} ${res.body.slice(0, 300)}`;
-          if (res.status === 200) reads[i].receipt = JSON.parse(res.body) as ReceiptJson;
-        } catch (err) {
-          reads[i].last = String(err);
-        }
-      }),
-    );
-    await sleep(250);
-  }
+function readUntilFinal(gateways: RunningGateway[], paths: Array<string | null>, timeoutMs: number): Promise<ReceiptRead[]> {
+  return readReceiptsUntil(gateways, paths, (receipt) => FINAL_STATUSES.includes(receipt.status), timeoutMs);
 }
 
 function pick<T extends object, K extends keyof T>(value: T, keys: K[]): Pick<T, K> {
   return Object.fromEntries(keys.map((key) => [key, value[key]])) as Pick<T, K>;
-}
-
-let loopbackHost = 0;
-/** 127.1.0.1, 127.1.0.2, ...: Linux routes all of 127/8 to the loopback interface. */
-function nextLoopbackAddress(): string {
-  loopbackHost = (loopbackHost % 65_000) + 1;
-  return `127.1.${loopbackHost >> 8}.${(loopbackHost & 0xff) || 1}`;
-}
-
-function getFrom(localAddress: string, url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpGet(url, { localAddress, agent: false, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('receipt read timed out')));
-    req.on('error', reject);
-  });
 }
 
 async function within<T>(promise: Promise<T>, timeoutMs: number, label: string): Promise<T> {
@@ -350,8 +279,4 @@ async function within<T>(promise: Promise<T>, timeoutMs: number, label: string):
   } finally {
     clearTimeout(timer);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,12 +1,22 @@
-import { cpSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
 import type { Keypair } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
 import type { Behaviour } from '../fakes/behaviour';
-import { tempDir } from '../support/gateway-harness';
-import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
-import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-proxy';
-import { errorEvents, fundedPayer, receiptPathOf, sleep, sseDataOf, streamedContent, type ReceiptView } from '../support/settlement-probes';
+import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, type PaidWorld } from '../support/paid-gateway';
+import type { RpcFaultProxy } from '../support/rpc-fault-proxy';
+import {
+  errorEvents,
+  FINAL_STATUSES,
+  fundedPayer,
+  readReceiptsUntil,
+  receiptPathOf,
+  sleep,
+  sseDataOf,
+  streamedContent,
+  until,
+  type ReceiptRead,
+  type ReceiptView,
+} from '../support/settlement-probes';
+import { expectAll, useSettlementWorld } from '../support/settlement-world';
 
 /**
  * The local chain's RPC made slow, flaky or silent while paid requests are in flight (ARCHITECTURE.md
@@ -24,7 +34,6 @@ import { errorEvents, fundedPayer, receiptPathOf, sleep, sseDataOf, streamedCont
  */
 
 const CUT_MODEL = 'deepseek/deepseek-chat';
-const FINAL_STATUSES: Array<ReceiptView['status']> = ['settled', 'failed', 'not_charged'];
 /** How long the receipts may take to become final once the fault is over. */
 const FINAL_WITHIN_MS = 40_000;
 const UNCONFIRMED = 'could not be confirmed';
@@ -75,6 +84,14 @@ interface PaidRequest {
   attempts: Answer[];
 }
 
+/** One test's gateway, its paid requests, and the recipient's balance and the landed count before any payment. */
+interface Run {
+  gw: RunningGateway;
+  requests: PaidRequest[];
+  recipientBefore: bigint;
+  landedBefore: number;
+}
+
 /** What the client got from an answer. */
 interface Received {
   content: string;
@@ -85,46 +102,21 @@ interface Received {
   errorEvents: number;
 }
 
-interface ReceiptRead {
-  receipt: ReceiptView | null;
-  /** The last answer of the receipt route, for the failure message. */
-  last: string;
-}
-
 describe('paid requests while the chain RPC is slow, flaky or silent: charged exactly once for an answer received, or not at all', () => {
+  // Each gateway gets a copy of the warm PGlite data directory.
+  const suite = useSettlementWorld({ pglite: true });
   let world: PaidWorld;
   let proxy: RpcFaultProxy;
-  /** An embedded PGlite data directory, initialised once; each gateway gets a copy of its own. */
-  let warmDataDir: string;
-  let gateway: RunningGateway | null = null;
-
-  beforeAll(async () => {
-    world = await startPaidWorld();
-    proxy = await startRpcFaultProxy(world.localnet.url);
-    warmDataDir = tempDir();
-    await (await startPaidGateway(world, { GW_STORAGE: undefined, GW_DATA_DIR: warmDataDir, GW_RECONCILE_INTERVAL_SECS: '3600' })).close();
-  }, 60_000);
-  afterEach(async () => {
-    proxy.mode({ kind: 'pass' });
-    await gateway?.close();
-    gateway = null;
-    world.upstreams.resetAll();
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await world.close();
-  });
+  beforeAll(() => ({ world, proxy } = suite));
 
   /**
    * A gateway on the fault proxy with short windows: confirmation 2 s, reconciler every 1 s, request
    * timeout 8 s (above the 5 s RPC call bound and the ~3 s an acceptance takes with every call 1.5 s late).
    */
-  async function startGateway(): Promise<RunningGateway> {
-    const dataDir = tempDir();
-    cpSync(warmDataDir, dataDir, { recursive: true });
-    gateway = await startPaidGateway(world, {
+  function startGateway(): Promise<RunningGateway> {
+    return suite.start({
       GW_STORAGE: undefined,
-      GW_DATA_DIR: dataDir,
+      GW_DATA_DIR: suite.dataDirCopy(),
       GW_SOLANA_RPC_URL: proxy.url,
       GW_SETTLEMENT_CONFIRM_SECS: '2',
       GW_RECONCILE_INTERVAL_SECS: '1',
@@ -133,7 +125,6 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
       GW_DEEPSEEK_BASE_URL: world.upstreams.nvidia.url,
       DEEPSEEK_API_KEY: 'sk-test-deepseek',
     });
-    return gateway;
   }
 
   /** Whole answers from OpenAI; cut answers from the fake behind CUT_MODEL. */
@@ -250,11 +241,21 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
   /** Reads every issued receipt until it is final (settled ones also with their delivery) or the time is up. */
   async function receiptsOf(gw: RunningGateway, requests: PaidRequest[]): Promise<Map<string, ReceiptRead>> {
     const paths = [...new Set(requests.flatMap((r) => r.attempts.flatMap((a) => (a.receipt ? [a.receipt] : []))))];
-    return readUntilFinal(gw, paths, FINAL_WITHIN_MS);
+    const reads = await readReceiptsUntil([gw], paths, isFinal, FINAL_WITHIN_MS);
+    return new Map(paths.map((path, i) => [path, reads[i]]));
   }
 
-  /** Runs the judgement and fails with every broken rule and the whole observation. */
-  function expectExactlyOnce(requests: PaidRequest[], reads: Map<string, ReceiptRead>, recipientBefore: bigint, landedBefore: number, extra: Record<string, unknown> = {}): unknown[] {
+  /** A gateway, the providers (`timing`: see `providers`), the MIX quoted and signed, and the chain before any payment. */
+  async function startRun(timing: Partial<{ firstByteDelayMs: number }> = {}): Promise<Run> {
+    const gw = await startGateway();
+    providers(timing);
+    const requests = await prepare(gw, MIX);
+    return { gw, requests, recipientBefore: world.localnet.usdcBalance(world.recipient.publicKey), landedBefore: world.localnet.sentTransactions().length };
+  }
+
+  /** Reads the run's receipts until final, runs the judgement and fails with every broken rule and the whole observation. */
+  async function expectExactlyOnce({ gw, requests, recipientBefore, landedBefore }: Run, extra: Record<string, unknown> = {}): Promise<unknown[]> {
+    const reads = await receiptsOf(gw, requests);
     const { broken, table } = judge(requests, reads, recipientBefore, landedBefore);
     if (process.env.RPC_FAULTS_VERBOSE) process.stdout.write(`${JSON.stringify({ ...extra, table }, null, 2)}\n`);
     if (broken.length > 0) throw new Error(`broken:\n  ${broken.join('\n  ')}\nobserved: ${JSON.stringify({ ...extra, table }, null, 2)}`);
@@ -264,11 +265,8 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
   const answeredCount = (requests: PaidRequest[]): number => requests.filter((r) => receivedOf(r.attempts[r.attempts.length - 1]).content.length > 0).length;
 
   it('slow: every RPC call 1.5 s late; all ten answered, each charged its quote once, cut ones partial', async () => {
-    const gw = await startGateway();
-    providers();
-    const requests = await prepare(gw, MIX);
-    const recipientBefore = world.localnet.usdcBalance(world.recipient.publicKey);
-    const landedBefore = world.localnet.sentTransactions().length;
+    const run = await startRun();
+    const { gw, requests } = run;
     const calls = proxy.calls();
 
     proxy.mode({ kind: 'slow', delayMs: 1_500 });
@@ -276,18 +274,14 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
     proxy.mode({ kind: 'pass' });
     const slowedCalls = proxy.calls() - calls;
 
-    const reads = await receiptsOf(gw, requests);
-    expectExactlyOnce(requests, reads, recipientBefore, landedBefore, { mode: 'slow', rpcCalls: slowedCalls });
+    await expectExactlyOnce(run, { mode: 'slow', rpcCalls: slowedCalls });
     // Slowness refuses nothing (acceptance takes ~3 s of the 8 s request timeout): every request is answered and charged.
     expect(answeredCount(requests)).toBe(requests.length);
   }, 70_000);
 
   it('flaky: every third RPC call fails (503); nothing is charged without an answer, nothing answered goes uncharged', async () => {
-    const gw = await startGateway();
-    providers();
-    const requests = await prepare(gw, MIX);
-    const recipientBefore = world.localnet.usdcBalance(world.recipient.publicKey);
-    const landedBefore = world.localnet.sentTransactions().length;
+    const run = await startRun();
+    const { gw, requests } = run;
     const calls = proxy.calls();
 
     proxy.mode({ kind: 'flaky', every: 3 });
@@ -298,19 +292,15 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
     proxy.mode({ kind: 'pass' });
     const flakyCalls = proxy.calls() - calls;
 
-    const reads = await receiptsOf(gw, requests);
-    expectExactlyOnce(requests, reads, recipientBefore, landedBefore, { mode: 'flaky', rpcCalls: flakyCalls });
+    await expectExactlyOnce(run, { mode: 'flaky', rpcCalls: flakyCalls });
     expect(answeredCount(requests)).toBeGreaterThan(0);
   }, 80_000);
 
   it('silent for 30 s: answers whose payment went out into the silence are delivered and settle later; requests arriving in it are refused unpaid', async () => {
-    const gw = await startGateway();
     // The first content comes 3 s after a provider is called: for wave A, well inside the silence.
-    providers({ firstByteDelayMs: 3_000 });
-    const requests = await prepare(gw, MIX);
+    const run = await startRun({ firstByteDelayMs: 3_000 });
+    const { gw, requests } = run;
     const [waveA, waveB1, waveB2] = [requests.slice(0, 6), requests.slice(6, 8), requests.slice(8)];
-    const recipientBefore = world.localnet.usdcBalance(world.recipient.publicKey);
-    const landedBefore = world.localnet.sentTransactions().length;
 
     // Wave A is accepted (verified, simulated, claimed, handed to a provider) before the RPC falls silent; its broadcasts fall into the silence.
     const inFlight = waveA.map((request) => pay(gw, request));
@@ -326,8 +316,7 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
     proxy.mode({ kind: 'pass' });
     await Promise.all(inFlight);
 
-    const reads = await receiptsOf(gw, requests);
-    const table = expectExactlyOnce(requests, reads, recipientBefore, landedBefore, { mode: 'silent' });
+    const table = await expectExactlyOnce(run, { mode: 'silent' });
     // What the silence did (the money rules above hold whatever it did; these say the test exercised it):
     expectAll(
       {
@@ -359,66 +348,5 @@ function receivedOf(answer: Answer): Received {
   }
 }
 
-/** Fails with every broken check named and the observation printed. */
-function expectAll(checks: Record<string, boolean>, observed: unknown): void {
-  const broken = Object.keys(checks).filter((name) => !checks[name]);
-  if (broken.length > 0) throw new Error(`broken: ${broken.join('; ')}\nobserved: ${JSON.stringify(observed, null, 2)}`);
-}
-
-async function until(condition: () => boolean, timeoutMs: number, label: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${label}`);
-    await sleep(25);
-  }
-}
-
 /** Final, and for a settled receipt also its delivery recorded (written once the client finished reading). */
-const isFinal = (receipt: ReceiptView | null): boolean => receipt !== null && FINAL_STATUSES.includes(receipt.status) && (receipt.status !== 'settled' || (receipt.delivery ?? null) !== null);
-
-/**
- * Reads receipts until each is final or `timeoutMs` is over; never throws, the caller judges. Each
- * read comes from a loopback address of its own: the receipt route allows 20 reads a minute per IP.
- */
-async function readUntilFinal(gateway: RunningGateway, paths: string[], timeoutMs: number): Promise<Map<string, ReceiptRead>> {
-  const reads = new Map<string, ReceiptRead>(paths.map((path) => [path, { receipt: null, last: 'not read yet' }]));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const open = paths.filter((path) => !isFinal((reads.get(path) as ReceiptRead).receipt));
-    if (open.length === 0 || Date.now() > deadline) return reads;
-    await Promise.all(
-      open.map(async (path) => {
-        const read = reads.get(path) as ReceiptRead;
-        try {
-          const res = await getFrom(nextLoopbackAddress(), `${gateway.url}${path}`);
-          read.last = `${res.status} ${res.body.slice(0, 200)}`;
-          if (res.status === 200) read.receipt = JSON.parse(res.body) as ReceiptView;
-        } catch (err) {
-          read.last = String(err);
-        }
-      }),
-    );
-    await sleep(250);
-  }
-}
-
-let loopbackHost = 0;
-/** 127.1.0.1, 127.1.0.2, ...: Linux routes all of 127/8 to the loopback interface. */
-function nextLoopbackAddress(): string {
-  loopbackHost = (loopbackHost % 65_000) + 1;
-  return `127.1.${loopbackHost >> 8}.${(loopbackHost & 0xff) || 1}`;
-}
-
-function getFrom(localAddress: string, url: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpGet(url, { localAddress, agent: false, timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('receipt read timed out')));
-    req.on('error', reject);
-  });
-}
+const isFinal = (receipt: ReceiptView): boolean => FINAL_STATUSES.includes(receipt.status) && (receipt.status !== 'settled' || (receipt.delivery ?? null) !== null);

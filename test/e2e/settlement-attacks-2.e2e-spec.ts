@@ -5,13 +5,14 @@ import { decodePaymentSignature } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
 import { BudgetReservations } from '../../src/modules/payments/ports/budget-reservations';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
-import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
+import { chatBody, postChat, quote, specPaymentHeader, type PaidWorld } from '../support/paid-gateway';
 import { createTestDatabase } from '../support/postgres';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis';
-import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-proxy';
+import type { RpcFaultProxy } from '../support/rpc-fault-proxy';
 import {
   changeSince,
   fetchReceipt,
+  finalReceipt,
   fundedPayer,
   longText,
   receiptPathOf,
@@ -21,11 +22,13 @@ import {
   sleep,
   sseDataOf,
   streamedContent,
+  transferLands,
   until,
   type ChainSnapshot,
 } from '../support/settlement-probes';
+import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWorld, type ChatJson } from '../support/settlement-world';
 import { serviceAvailable } from '../support/services';
-import { startTcpProxy } from '../support/tcp-proxy';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
  * Second adversarial review of the settlement lifecycle of `exact` (ARCHITECTURE.md section 3,
@@ -37,14 +40,6 @@ import { startTcpProxy } from '../support/tcp-proxy';
  * never stopped or flushed.
  */
 
-const NOTHING_MOVED: ChainSnapshot = { payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 };
-const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once' } };
-const chargedOnce = (amount: bigint): ChainSnapshot => ({ payer: -amount, recipient: amount, feePayerLamports: 0n, landed: 1 });
-
-interface ChatJson {
-  choices: Array<{ message: { content: string | null }; finish_reason: string | null }>;
-}
-
 interface ReceiptRow {
   id: string;
   status: string;
@@ -55,37 +50,28 @@ interface ReceiptRow {
 const describeWithPostgres = serviceAvailable('postgres') ? describe : describe.skip;
 
 describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, replays, cache, fallback', () => {
+  const suite = useSettlementWorld();
   let world: PaidWorld;
   let proxy: RpcFaultProxy;
   let redis: PrivateRedis;
-  let gateways: RunningGateway[] = [];
   let database: { url: string; drop: () => Promise<void> };
   let db: Client;
 
   beforeAll(async () => {
-    world = await startPaidWorld();
-    proxy = await startRpcFaultProxy(world.localnet.url);
+    ({ world, proxy } = suite);
     redis = await startPrivateRedis();
     database = await createTestDatabase();
     db = new Client({ connectionString: database.url });
     await db.connect();
   }, 60_000);
-  afterEach(async () => {
-    proxy.mode({ kind: 'pass' });
-    await Promise.all(gateways.map((gateway) => gateway.close()));
-    gateways = [];
-    world.upstreams.resetAll();
-  });
   afterAll(async () => {
     await db.end();
     await database.drop();
     await redis.close();
-    await proxy.close();
-    await world.close();
   });
 
-  async function gatewayWith(env: Record<string, string | undefined> = {}): Promise<RunningGateway> {
-    const gateway = await startPaidGateway(world, {
+  const gatewayWith = (env: Record<string, string | undefined> = {}): Promise<RunningGateway> =>
+    suite.start({
       GW_STORAGE: undefined,
       DATABASE_URL: database.url,
       REDIS_URL: redis.url,
@@ -96,14 +82,15 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
       GW_SETTLEMENT_CONFIRM_SECS: '2',
       ...env,
     });
-    gateways.push(gateway);
-    return gateway;
-  }
 
-  async function expectReplay(gateway: RunningGateway, body: Record<string, unknown>, payment: string): Promise<void> {
-    const res = await postChat(gateway, body, { 'payment-signature': payment });
-    expect(res.status).toBe(402);
-    expect(await res.json()).toEqual(REPLAYED);
+  /** A TCP proxy in front of the suite's PostgreSQL (to cut or refuse connections), and the database URL through it; the test closes it. */
+  async function databaseBehindProxy(): Promise<{ pgProxy: TcpProxy; viaProxy: string }> {
+    const admin = new URL(database.url);
+    const pgProxy = await startTcpProxy({ host: admin.hostname, port: Number(admin.port || 5432) });
+    const viaProxy = new URL(database.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(pgProxy.port);
+    return { pgProxy, viaProxy: viaProxy.toString() };
   }
 
   /** gw_settlements_total by result, from the instance's /metrics. */
@@ -119,11 +106,8 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
 
   it('a paid request whose provider has not answered when the shutdown grace period ends is released, never charged after its client was cut off', async () => {
     const a = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '30' });
-    const payer = fundedPayer(world);
     const body = chatBody();
-    const { header } = await quote(a, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, before } = await paidRequest(world, a, body);
     // The provider answers 2.5 s after the request: after the 1 s grace period, during the shutdown hooks.
     world.upstreams.openai.script({ kind: 'reply', text: 'late hello', firstByteDelayMs: 2_500 });
 
@@ -133,7 +117,6 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     );
     await world.upstreams.openai.arrived(0);
     await a.close();
-    gateways = [];
     expect(await answer).toBe('TypeError'); // fetch failed: the client was cut off at the end of the grace period
     await world.upstreams.openai.ended(0);
     await sleep(500);
@@ -146,18 +129,11 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
   }, 20_000);
 
   it('a sponsored payment whose broadcast record cannot be written is not sent: 503, nothing lands, the receipt ends not_charged and the payment works later', async () => {
-    const admin = new URL(database.url);
-    const pgProxy = await startTcpProxy({ host: admin.hostname, port: Number(admin.port || 5432) });
+    const { pgProxy, viaProxy } = await databaseBehindProxy();
     try {
-      const viaProxy = new URL(database.url);
-      viaProxy.hostname = '127.0.0.1';
-      viaProxy.port = String(pgProxy.port);
-      const a = await gatewayWith({ DATABASE_URL: viaProxy.toString(), GW_REQUEST_TIMEOUT_SECS: '30' });
-      const payer = fundedPayer(world);
+      const a = await gatewayWith({ DATABASE_URL: viaProxy, GW_REQUEST_TIMEOUT_SECS: '30' });
       const body = chatBody({ max_tokens: 2000 }); // above GW_SPONSOR_MIN_ATOMIC: the gateway sponsors the fee
-      const { header, amount } = await quote(a, body);
-      const payment = specPaymentHeader(world, header, { payer, layout: 'sponsored' });
-      const before = snapshot(world, payer);
+      const { payer, payment, amount, before } = await paidRequest(world, a, body, { layout: 'sponsored' });
       world.upstreams.openai.script({ kind: 'reply', text: 'hello', firstByteDelayMs: 1_000 });
 
       const answer = postChat(a, body, { 'payment-signature': payment });
@@ -196,18 +172,15 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     controller.abort();
     expect(await leaving).toBe('AbortError');
     await world.upstreams.openai.ended(index);
-    await until(() => changeSince(world, payer, before).landed === 1, 3_000, 'the transfer lands');
+    await transferLands(world, payer, before);
     await sleep(300); // the generation concludes: delivery recorded, answer kept
   }
 
   it('redelivery across two instances sharing Redis (JSON original, SSE resend); after GW_REDELIVERY_TTL_SECS it is a replay', async () => {
     const a = await gatewayWith({ GW_REDELIVERY_TTL_SECS: '2' });
     const b = await gatewayWith();
-    const payer = fundedPayer(world);
     const body = chatBody({ messages: [{ role: 'user', content: 'Say hello across instances' }] });
-    const { header, amount } = await quote(a, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, a, body);
     const text = longText(6);
     world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 80 });
     await leaveEarly(a, body, payment, payer, before);
@@ -229,11 +202,8 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
   it('a kept answer is redelivered for GW_REDELIVERY_TTL_SECS (600 s): its payment stays used as long, also once the blockhash has expired', async () => {
     const a = await gatewayWith();
     const b = await gatewayWith();
-    const payer = fundedPayer(world);
     const body = chatBody({ messages: [{ role: 'user', content: 'Say hello after two minutes' }] });
-    const { header } = await quote(a, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, before } = await paidRequest(world, a, body);
     const text = longText(6);
     world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 80 });
     await leaveEarly(a, body, payment, payer, before);
@@ -263,11 +233,8 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
   it('one payment whose client left early cannot be redelivered without bound, past the payment-attempt limit', async () => {
     // GW_RATE_LIMIT_MAX 1: one paid request per wallet a minute, four payment attempts per client a minute.
     const gateway = await gatewayWith({ GW_RATE_LIMIT_MAX: '1', REDIS_URL: undefined }); // limits in this instance's memory
-    const payer = fundedPayer(world);
     const body = chatBody({ messages: [{ role: 'user', content: 'Say hello to everyone' }] });
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.script({ kind: 'reply', text: longText(40), chunkDelayMs: 10 });
     await leaveEarly(gateway, body, payment, payer, before);
 
@@ -313,11 +280,8 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     const gateway = await gatewayWith({ GW_RECONCILE_INTERVAL_SECS: '1', GW_SETTLEMENT_CONFIRM_SECS: '2' });
     const budgets = gateway.app.get(BudgetReservations, { strict: false });
     const follow = jest.spyOn(budgets, 'follow');
-    const payer = fundedPayer(world);
     const body = chatBody();
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     // A slow RPC: the send (status look-up, then sendTransaction) and each confirmation poll take 1.5 s.
     proxy.mode({ kind: 'slow', delayMs: 1_500, methods: ['getSignatureStatuses', 'sendTransaction'] });
 
@@ -337,11 +301,8 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
 
   it('a broadcast whose send outcome was unknown and that never landed ends failed once its blockhash expired: charged 0, payer whole', async () => {
     const gateway = await gatewayWith({ GW_RECONCILE_INTERVAL_SECS: '1' });
-    const payer = fundedPayer(world);
     const body = chatBody();
-    const { header } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, before } = await paidRequest(world, gateway, body);
     proxy.mode({ kind: 'silent', methods: ['sendTransaction'] }); // the send times out (5 s): outcome unknown
 
     const res = await postChat(gateway, body, { 'payment-signature': payment });
@@ -357,14 +318,10 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
   }, 25_000);
 
   it('receipts left pending and never broadcast by a closed instance: two instances on the database, one reconciles; not_charged after expiry, settled when the payer broadcast it itself', async () => {
-    const admin = new URL(database.url);
-    const pgProxy = await startTcpProxy({ host: admin.hostname, port: Number(admin.port || 5432) });
+    const { pgProxy, viaProxy } = await databaseBehindProxy();
     try {
-      const viaProxy = new URL(database.url);
-      viaProxy.hostname = '127.0.0.1';
-      viaProxy.port = String(pgProxy.port);
       // The provider never answers; the gateway gives up on it after 1.5 s (before that, nothing was broadcast).
-      const a = await gatewayWith({ DATABASE_URL: viaProxy.toString(), GW_REQUEST_TIMEOUT_SECS: '30', GW_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1500' });
+      const a = await gatewayWith({ DATABASE_URL: viaProxy, GW_REQUEST_TIMEOUT_SECS: '30', GW_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '1500' });
       const payers = [fundedPayer(world), fundedPayer(world)];
       const body = chatBody({ messages: [{ role: 'user', content: 'Say hello slowly' }] });
       const { header } = await quote(a, body);
@@ -377,7 +334,6 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
       pgProxy.cut(); // storage gone: the release cannot be written, the receipts stay pending
       pgProxy.refuse(true);
       await a.close();
-      gateways = gateways.filter((g) => g !== a);
       await Promise.all(answers);
       pgProxy.refuse(false);
       const left = await Promise.all(payers.map((payer) => receiptsOf(payer)));
@@ -415,10 +371,7 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     const gateway = await gatewayWith({ GW_CACHE_TTL_SECS: '60' });
     const body = chatBody({ messages: [{ role: 'user', content: `Say cached ${Date.now()}` }] });
     const paidOnce = async (b: Record<string, unknown>): Promise<{ status: number; raw: string; moved: ChainSnapshot; amount: bigint; res: Response }> => {
-      const payer = fundedPayer(world);
-      const { header, amount } = await quote(gateway, b);
-      const payment = specPaymentHeader(world, header, { payer });
-      const before = snapshot(world, payer);
+      const { payer, payment, amount, before } = await paidRequest(world, gateway, b);
       const res = await postChat(gateway, b, { 'payment-signature': payment });
       const raw = await res.text();
       await until(() => changeSince(world, payer, before).landed >= 1 || res.status !== 200, 3_000, 'the transfer lands');
@@ -431,7 +384,7 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
       const hit = await paidOnce(again);
       expect(hit.status).toBe(200);
       expect(hit.moved).toEqual(chargedOnce(hit.amount));
-      const receipt = await receiptWhen(gateway, receiptPathOf(hit.res, hit.raw), (r) => r.status !== 'pending', 3_000);
+      const receipt = await finalReceipt(gateway, hit.res, hit.raw);
       expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: hit.amount.toString(), model: 'openai/gpt-4o-mini' });
     }
     expect(world.upstreams.openai.requests).toHaveLength(1);
@@ -449,11 +402,8 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
 
   it('fallback to a second candidate before the first chunk is broadcast and charged once, the receipt names the served model', async () => {
     const gateway = await gatewayWith();
-    const payer = fundedPayer(world);
     const body = chatBody({ model: 'auto' });
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.google.setDefault({ kind: 'status', status: 503 });
     const res = await postChat(gateway, body, { 'payment-signature': payment });
     const raw = await res.text();
@@ -462,7 +412,7 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     expect(world.upstreams.google.requests.length).toBeGreaterThan(0);
     expect(world.upstreams.openai.requests).toHaveLength(1);
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
-    const receipt = await receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+    const receipt = await finalReceipt(gateway, res, raw);
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), model: 'openai/gpt-4o-mini' });
     await expectReplay(gateway, body, payment);
     world.upstreams.google.setDefault({ kind: 'reply' });
@@ -475,18 +425,15 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     ['an empty completion, stream', { text: '' }, true],
   ])('guard: %s: broadcast and charged once, receipt settled', async (_name, shape, stream) => {
     const gateway = await gatewayWith();
-    const payer = fundedPayer(world);
     const body = chatBody({ stream, messages: [{ role: 'user', content: `Say tools ${String(stream)}` }] });
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.script({ kind: 'reply', ...shape });
     const res = await postChat(gateway, body, { 'payment-signature': payment });
     const raw = await res.text();
     expect(res.status).toBe(200);
     if (stream) expect(raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
-    const receipt = await receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+    const receipt = await finalReceipt(gateway, res, raw);
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete' });
     await expectReplay(gateway, body, payment);
   }, 10_000);

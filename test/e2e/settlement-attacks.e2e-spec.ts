@@ -1,25 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Keypair } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
-import { tempDir } from '../support/gateway-harness';
-import { CHAT_PATH, chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
-import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-proxy';
-import {
-  changeSince,
-  errorEvents,
-  fundedPayer,
-  hasContent,
-  longText,
-  receiptPathOf,
-  receiptWhen,
-  snapshot,
-  sseDataOf,
-  StreamReader,
-  streamedContent,
-  until,
-  type ChainSnapshot,
-} from '../support/settlement-probes';
+import { CHAT_PATH, chatBody, postChat, type PaidWorld } from '../support/paid-gateway';
+import type { RpcFaultProxy } from '../support/rpc-fault-proxy';
+import { changeSince, errorEvents, finalReceipt, hasContent, longText, sseDataOf, StreamReader, streamedContent, transferLands, until } from '../support/settlement-probes';
+import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWorld, type ChatJson } from '../support/settlement-world';
 
 /**
  * Adversarial review of the settlement lifecycle of `exact` (ARCHITECTURE.md section 3, docs/decisions.md
@@ -27,68 +12,24 @@ import {
  * first four reproduced defects the review found (fixed since); the others guard attacks the code resisted.
  */
 
-const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once' } };
-const NOTHING_MOVED: ChainSnapshot = { payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 };
-
-interface ChatJson {
-  choices: Array<{ message: { content: string | null }; finish_reason: string | null }>;
-}
-
 describe('settlement attacks: free service, double charge, reuse, exhaustion', () => {
+  const suite = useSettlementWorld({ pglite: true });
+  const { providerRequests } = suite;
   let world: PaidWorld;
   let proxy: RpcFaultProxy;
-  let dataDir: string;
-  let gateways: RunningGateway[] = [];
+  beforeAll(() => ({ world, proxy } = suite));
 
-  beforeAll(async () => {
-    world = await startPaidWorld();
-    proxy = await startRpcFaultProxy(world.localnet.url);
-    dataDir = tempDir();
-    // PGlite initialises its data directory once here, not inside a test's timeout.
-    await (await startPaidGateway(world, { GW_STORAGE: undefined, GW_DATA_DIR: dataDir })).close();
-  }, 60_000);
-  afterEach(async () => {
-    proxy.mode({ kind: 'pass' });
-    await Promise.all(gateways.map((gateway) => gateway.close()));
-    gateways = [];
-    world.upstreams.resetAll();
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await world.close();
-  });
-
-  async function gatewayWith(env: Record<string, string | undefined> = {}): Promise<RunningGateway> {
-    const gateway = await startPaidGateway(world, {
+  /** The suite's gateways share the warm PGlite data directory, one after the other. */
+  const gatewayWith = (env: Record<string, string | undefined> = {}): Promise<RunningGateway> =>
+    suite.start({
       GW_STORAGE: undefined,
-      GW_DATA_DIR: dataDir,
+      GW_DATA_DIR: suite.warmDataDir,
       GW_SOLANA_RPC_URL: proxy.url,
       GW_SHUTDOWN_GRACE_SECS: '1',
       GW_RECONCILE_INTERVAL_SECS: '1',
       GW_SETTLEMENT_CONFIRM_SECS: '2',
       ...env,
     });
-    gateways.push(gateway);
-    return gateway;
-  }
-
-  const providerRequests = (): number =>
-    world.upstreams.openai.requests.length + world.upstreams.anthropic.requests.length + world.upstreams.google.requests.length + world.upstreams.nvidia.requests.length;
-
-  const chargedOnce = (amount: bigint): ChainSnapshot => ({ payer: -amount, recipient: amount, feePayerLamports: 0n, landed: 1 });
-
-  async function paid(gateway: RunningGateway, body: Record<string, unknown>): Promise<{ payer: Keypair; payment: string; amount: bigint; before: ChainSnapshot }> {
-    const payer = fundedPayer(world);
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    return { payer, payment, amount, before: snapshot(world, payer) };
-  }
-
-  async function expectReplay(gateway: RunningGateway, body: Record<string, unknown>, payment: string): Promise<void> {
-    const res = await postChat(gateway, body, { 'payment-signature': payment });
-    expect(res.status).toBe(402);
-    expect(await res.json()).toEqual(REPLAYED);
-  }
 
   // ---------------------------------------------------------------------------------------------
   // Findings (fail until fixed)
@@ -100,7 +41,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     // for an answer whose first content comes after the request timeout; one that leaves earlier is charged.
     const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1', GW_STREAM_MAX_SECS: '20' });
     const body = chatBody();
-    const { payer, payment, before } = await paid(gateway, body);
+    const { payer, payment, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.script({ kind: 'reply', text: 'late answer', firstByteDelayMs: 2_500 });
 
     const controller = new AbortController();
@@ -124,7 +65,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     // whole answer in memory, and its PaidGenerations entry) for as long as it likes.
     const gateway = await gatewayWith({ GW_STREAM_MAX_SECS: '2' });
     const body = chatBody({ stream: true });
-    const { payment } = await paid(gateway, body);
+    const { payment } = await paidRequest(world, gateway, body);
     // ~24 MB of SSE: far more than a paused reader's socket buffers hold (a few MB on loopback: the receive
     // window does not grow for a reader that never reads), so the SSE writer must wait for 'drain'.
     const word = 'x'.repeat(120_000);
@@ -156,7 +97,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     // stream resend ends with [DONE] (completionChunks + endEventStream), so an SSE client takes it for complete.
     const gateway = await gatewayWith({ GW_REDELIVERY_TTL_SECS: '60' });
     const body = chatBody();
-    const { payer, payment, amount, before } = await paid(gateway, body);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.script({ kind: 'cut-stream', afterChunks: 4, text: longText(10), chunkDelayMs: 150 });
 
     const controller = new AbortController();
@@ -165,7 +106,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     controller.abort();
     await leaving;
     await world.upstreams.openai.ended(0);
-    await until(() => changeSince(world, payer, before).landed === 1, 3_000, 'the transfer lands');
+    await transferLands(world, payer, before);
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
 
     // As JSON: 200 with finish_reason null (the documented rule for a cut answer).
@@ -197,7 +138,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     // caller.signal.aborted before dispatch: the provider is called for a client that was told 408.
     const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1' });
     const body = chatBody();
-    const { payer, payment, before } = await paid(gateway, body);
+    const { payer, payment, before } = await paidRequest(world, gateway, body);
     proxy.mode({ kind: 'slow', delayMs: 1_500, methods: ['simulateTransaction'] });
 
     const res = await postChat(gateway, body, { 'payment-signature': payment });
@@ -214,7 +155,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
   it('guard: a JSON request whose first content comes after GW_REQUEST_TIMEOUT_SECS is a 408, nothing charged, and the same payment then serves once', async () => {
     const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1' });
     const body = chatBody();
-    const { payer, payment, amount, before } = await paid(gateway, body);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.script({ kind: 'reply', text: 'too late', chunkDelayMs: 1_500 });
 
     const res = await postChat(gateway, body, { 'payment-signature': payment });
@@ -235,7 +176,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
   it('guard: the request timeout firing while the payment is verified (slow RPC) is a 408, nothing charged, and the payment is given back', async () => {
     const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1' });
     const body = chatBody();
-    const { payer, payment, amount, before } = await paid(gateway, body);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     proxy.mode({ kind: 'slow', delayMs: 1_500, methods: ['simulateTransaction'] });
 
     const res = await postChat(gateway, body, { 'payment-signature': payment });
@@ -263,7 +204,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
   it('guard: a resend while the original JSON client is still connected is a replay; the original gets its answer; charged once', async () => {
     const gateway = await gatewayWith();
     const body = chatBody();
-    const { payer, payment, amount, before } = await paid(gateway, body);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     const text = longText(8);
     world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 100 });
 
@@ -283,7 +224,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
   it('guard: attaching to a live generation needs the same body; the same body as a stream gets the whole answer with one provider call and one charge', async () => {
     const gateway = await gatewayWith({ GW_REDELIVERY_TTL_SECS: '60' });
     const body = chatBody({ stream: true });
-    const { payer, payment, amount, before } = await paid(gateway, body);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     const text = longText(14);
     world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 120 });
 
@@ -309,7 +250,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
   it('guard: parallel copies of one payment (JSON and stream) are served once, charged once, one provider call', async () => {
     const gateway = await gatewayWith();
     const body = chatBody();
-    const { payer, payment, amount, before } = await paid(gateway, body);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.setDefault({ kind: 'reply', chunkDelayMs: 50 });
 
     const answers = await Promise.all([
@@ -320,14 +261,14 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     expect(statuses.filter(([status]) => status === 200)).toHaveLength(1);
     expect(statuses.filter(([status]) => status === 402)).toHaveLength(5);
     expect(providerRequests()).toBe(1);
-    await until(() => changeSince(world, payer, before).landed === 1, 3_000, 'the transfer lands');
+    await transferLands(world, payer, before);
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
   }, 10_000);
 
   it('guard: a payer that broadcasts its own transfer while the gateway waits for the first content is served once and charged once', async () => {
     const gateway = await gatewayWith();
     const body = chatBody();
-    const { payer, payment, amount, before } = await paid(gateway, body);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.script({ kind: 'reply', text: 'hello there', firstByteDelayMs: 400 });
 
     const answer = postChat(gateway, body, { 'payment-signature': payment });
@@ -343,7 +284,7 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     const raw = await res.text();
     expect(res.status).toBe(200);
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
-    const receipt = await receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+    const receipt = await finalReceipt(gateway, res, raw);
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString() });
     await expectReplay(gateway, body, payment);
     expect(providerRequests()).toBe(1);

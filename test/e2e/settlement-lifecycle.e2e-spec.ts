@@ -1,18 +1,16 @@
-import { cpSync } from 'node:fs';
 import type { Keypair } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
-import { tempDir } from '../support/gateway-harness';
-import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
+import { chatBody, postChat, type PaidWorld } from '../support/paid-gateway';
 import { createTestDatabase } from '../support/postgres';
 import { startPrivateRedis } from '../support/private-redis';
-import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-proxy';
+import type { RpcFaultProxy } from '../support/rpc-fault-proxy';
 import { serviceAvailable } from '../support/services';
 import {
   changeSince,
   drainUsdc,
   errorEvents,
   fetchReceipt,
-  fundedPayer,
+  finalReceipt,
   hasContent,
   longText,
   receiptPathOf,
@@ -21,16 +19,10 @@ import {
   sseDataOf,
   StreamReader,
   streamedContent,
+  transferLands,
   until,
-  type ChainSnapshot,
 } from '../support/settlement-probes';
-
-/** A fresh copy of a data directory whose gateway has stopped. */
-function copyOf(dataDir: string): string {
-  const copy = tempDir();
-  cpSync(dataDir, copy, { recursive: true });
-  return copy;
-}
+import { chargedOnce, expectReplay, paidRequest, useSettlementWorld, type ChatJson } from '../support/settlement-world';
 
 /**
  * The settlement lifecycle of `exact` (ARCHITECTURE.md section 3, "The settlement lifecycle of
@@ -40,73 +32,35 @@ function copyOf(dataDir: string): string {
  * the receipt, and a second use of the same PAYMENT-SIGNATURE.
  */
 
-const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once' } };
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-interface ChatJson {
-  choices: Array<{ message: { content: string | null }; finish_reason: string | null }>;
-}
-
 describe('the settlement lifecycle of exact: broadcast at the first content chunk', () => {
+  // Each gateway gets a copy of the warm PGlite data directory (a fresh database that starts in about a second).
+  const suite = useSettlementWorld({ pglite: true });
+  const { providerRequests } = suite;
   let world: PaidWorld;
   let proxy: RpcFaultProxy;
-  /** An embedded PGlite data directory, initialised once; each gateway gets a copy of its own (a fresh database that starts in about a second). */
-  let warmDataDir: string;
-  /** Gateways started by the running test; closed after it, whatever happened. */
-  let gateways: RunningGateway[] = [];
-
-  beforeAll(async () => {
-    world = await startPaidWorld();
-    proxy = await startRpcFaultProxy(world.localnet.url);
-    // Initialising PGlite takes several seconds: once here (no reconciler pass, so no lease is left behind), not inside each test.
-    warmDataDir = tempDir();
-    await (await startPaidGateway(world, { GW_STORAGE: undefined, GW_DATA_DIR: warmDataDir, GW_RECONCILE_INTERVAL_SECS: '3600' })).close();
-  }, 60_000);
-  afterEach(async () => {
-    proxy.mode({ kind: 'pass' });
-    await Promise.all(gateways.map((gateway) => gateway.close()));
-    gateways = [];
-    world.upstreams.resetAll();
-  });
-  afterAll(async () => {
-    await proxy.close();
-    await world.close();
-  });
+  beforeAll(() => ({ world, proxy } = suite));
 
   /** A paid gateway with embedded PGlite receipts and short windows; `env` overrides. */
-  async function gatewayWith(env: Record<string, string | undefined> = {}): Promise<RunningGateway> {
-    const gateway = await startPaidGateway(world, { GW_STORAGE: undefined, GW_DATA_DIR: copyOf(warmDataDir), GW_SHUTDOWN_GRACE_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '1', ...env });
-    gateways.push(gateway);
-    return gateway;
-  }
-
-  /** Every chat request the fake providers received. */
-  const providerRequests = (): number =>
-    world.upstreams.openai.requests.length + world.upstreams.anthropic.requests.length + world.upstreams.google.requests.length + world.upstreams.nvidia.requests.length;
+  const gatewayWith = (env: Record<string, string | undefined> = {}): Promise<RunningGateway> =>
+    suite.start({ GW_STORAGE: undefined, GW_DATA_DIR: suite.dataDirCopy(), GW_SHUTDOWN_GRACE_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '1', ...env });
 
   /** A second use of `payment` with the same body: the replay 402, and nothing moved, no provider called. */
   async function expectReplayRefused(gateway: RunningGateway, body: Record<string, unknown>, payment: string, payer: Keypair): Promise<void> {
     const before = snapshot(world, payer);
     const calls = providerRequests();
-    const again = await postChat(gateway, body, { 'payment-signature': payment });
-    expect(again.status).toBe(402);
-    expect(await again.json()).toEqual(REPLAYED);
+    await expectReplay(gateway, body, payment);
     expect(changeSince(world, payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
     expect(providerRequests()).toBe(calls);
   }
 
-  /** Charged exactly the quote, once, client-paid fees (the gateway's fee payer pays nothing). */
-  const chargedOnce = (amount: bigint): ChainSnapshot => ({ payer: -amount, recipient: amount, feePayerLamports: 0n, landed: 1 });
-
   describe('row 1: a stream outlives the request timeout; the stream cap cuts but still charges', () => {
     it('a paid stream longer than GW_REQUEST_TIMEOUT_SECS completes with [DONE], charged the quote once; receipt settled/complete; reuse is 402', async () => {
       const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1' });
-      const payer = fundedPayer(world);
       const text = longText(18);
       const body = chatBody({ stream: true });
-      const { header, amount } = await quote(gateway, body);
-      const payment = specPaymentHeader(world, header, { payer });
-      const before = snapshot(world, payer);
+      const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
       world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 150 });
 
       const started = Date.now();
@@ -122,18 +76,15 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
       expect(world.upstreams.openai.requests).toHaveLength(1);
       expect((await world.upstreams.openai.ended(0)).aborted).toBe(false);
       expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
-      const receipt = await receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+      const receipt = await finalReceipt(gateway, res, raw);
       expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete', broadcast_at: expect.stringMatching(ISO_TIME) });
       await expectReplayRefused(gateway, body, payment, payer);
     }, 15_000);
 
     it('GW_STREAM_MAX_SECS cuts a slow stream with an error event (no [DONE]); still charged once; receipt partial; reuse is 402', async () => {
       const gateway = await gatewayWith({ GW_STREAM_MAX_SECS: '1' });
-      const payer = fundedPayer(world);
       const body = chatBody({ stream: true });
-      const { header, amount } = await quote(gateway, body);
-      const payment = specPaymentHeader(world, header, { payer });
-      const before = snapshot(world, payer);
+      const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
       world.upstreams.openai.script({ kind: 'reply', text: longText(30), chunkDelayMs: 150 });
 
       const started = Date.now();
@@ -149,9 +100,9 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
 
       expect(world.upstreams.openai.requests).toHaveLength(1);
       await world.upstreams.openai.ended(0);
-      await until(() => changeSince(world, payer, before).landed === 1, 3_000, 'the transfer lands');
+      await transferLands(world, payer, before);
       expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
-      const receipt = await receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+      const receipt = await finalReceipt(gateway, res, raw);
       expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'partial', broadcast_at: expect.stringMatching(ISO_TIME) });
       await expectReplayRefused(gateway, body, payment, payer);
     }, 15_000);
@@ -159,12 +110,9 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
 
   it('row 2: money moves at the first chunk; a payer that empties its account mid-stream and an expired blockhash change nothing', async () => {
     const gateway = await gatewayWith();
-    const payer = fundedPayer(world);
     const text = longText(18);
     const body = chatBody({ stream: true });
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 200 });
 
     const res = await postChat(gateway, body, { 'payment-signature': payment });
@@ -187,18 +135,15 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
     expect(drain.amount).toBe(before.payer - amount);
     expect(changeSince(world, payer, before, [drain.signature])).toEqual({ payer: -before.payer, recipient: amount, feePayerLamports: 0n, landed: 1 });
     expect(world.upstreams.openai.requests).toHaveLength(1);
-    const receipt = await receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+    const receipt = await finalReceipt(gateway, res, raw);
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete', broadcast_at: expect.stringMatching(ISO_TIME) });
     await expectReplayRefused(gateway, body, payment, payer);
   }, 15_000);
 
   it('row 3: the RPC silent on getSignatureStatuses: the JSON answer is delivered (200, receipt pending), then the reconciler settles it', async () => {
     const gateway = await gatewayWith({ GW_SOLANA_RPC_URL: proxy.url, GW_SETTLEMENT_CONFIRM_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '1' });
-    const payer = fundedPayer(world);
     const body = chatBody();
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     // The RPC cannot say what became of the transfer (statuses, and history too, go unanswered); sending still works.
     const statusCallsBefore = proxy.calls('getSignatureStatuses');
     proxy.mode({ kind: 'silent', methods: ['getSignatureStatuses', 'getTransaction', 'getSignaturesForAddress'] });
@@ -222,11 +167,8 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
 
   it('row 4: a JSON answer whose confirmation is slower than GW_REQUEST_TIMEOUT_SECS is a 200, never a 408; charged once', async () => {
     const gateway = await gatewayWith({ GW_SOLANA_RPC_URL: proxy.url, GW_REQUEST_TIMEOUT_SECS: '1', GW_SETTLEMENT_CONFIRM_SECS: '10' });
-    const payer = fundedPayer(world);
     const body = chatBody();
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     proxy.mode({ kind: 'slow', delayMs: 1_500, methods: ['getSignatureStatuses', 'sendTransaction'] });
 
     const started = Date.now();
@@ -239,19 +181,16 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
 
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
     expect(world.upstreams.openai.requests).toHaveLength(1);
-    const receipt = await receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+    const receipt = await finalReceipt(gateway, res, raw);
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete', broadcast_at: expect.stringMatching(ISO_TIME) });
     await expectReplayRefused(gateway, body, payment, payer);
   }, 20_000);
 
   it('row 5: a client that leaves after the provider got its request: the answer completes and settles; a resend with the same body is redelivered (JSON or SSE), another body is a replay', async () => {
     const gateway = await gatewayWith({ GW_REDELIVERY_TTL_SECS: '60' });
-    const payer = fundedPayer(world);
     const text = longText(10);
     const body = chatBody();
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 100 });
 
     const controller = new AbortController();
@@ -267,7 +206,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
     expect((upstream.body as { stream?: boolean }).stream).toBe(true); // a paid JSON request streams from its upstream
     expect(upstream.aborted).toBe(false); // the fake wrote its whole reply
     expect(upstream.endedAt! - upstream.receivedAt).toBeGreaterThanOrEqual(1_000); // 14 events, 100 ms apart
-    await until(() => changeSince(world, payer, before).landed === 1, 3_000, 'the transfer lands');
+    await transferLands(world, payer, before);
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
 
     // The same body again: that answer, no second provider call, no second charge.
@@ -278,7 +217,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
     // Like any successful paid answer it names its receipt: the original client never got the headers.
     expect(again.headers.get('x-gw-receipt')).toMatch(/^\/v1\/receipts\/[0-9a-f-]{36}$/);
     expect((JSON.parse(againRaw) as ChatJson).choices[0]).toMatchObject({ message: { content: text }, finish_reason: 'stop' });
-    const receipt = await receiptWhen(gateway, receiptPathOf(again, againRaw), (r) => r.status !== 'pending', 3_000);
+    const receipt = await finalReceipt(gateway, again, againRaw);
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'client_disconnected', broadcast_at: expect.stringMatching(ISO_TIME) });
 
     // As SSE when the resend asks for a stream (stream and stream_options are not part of the body's identity).
@@ -300,13 +239,10 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
   describe('row 6: preflight rejects the transfer (the payer emptied its account after acceptance, before the first chunk)', () => {
     async function preflightRejected(stream: boolean): Promise<void> {
       const gateway = await gatewayWith();
-      const payer = fundedPayer(world);
       // max_tokens 2000: a quote above GW_SPONSOR_MIN_ATOMIC (1,000), so the gateway sponsors its fee.
       const body = chatBody({ stream, max_tokens: 2000 });
-      const { header, amount } = await quote(gateway, body);
+      const { payer, payment, amount, before } = await paidRequest(world, gateway, body, { layout: 'sponsored' });
       expect(amount).toBeGreaterThanOrEqual(1_000n);
-      const payment = specPaymentHeader(world, header, { payer, layout: 'sponsored' });
-      const before = snapshot(world, payer);
       world.upstreams.openai.script({ kind: 'reply', text: longText(20), firstByteDelayMs: 300, chunkDelayMs: 100 });
 
       const answer = postChat(gateway, body, { 'payment-signature': payment });
@@ -333,7 +269,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
       expect(upstream.endedAt! - upstream.receivedAt).toBeLessThan(1_500);
       // Nothing charged, nothing landed, the sponsoring fee payer paid no lamports.
       expect(changeSince(world, payer, before, [drain.signature])).toEqual({ payer: -before.payer, recipient: 0n, feePayerLamports: 0n, landed: 0 });
-      const receipt = await receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+      const receipt = await finalReceipt(gateway, res, raw);
       expect(receipt).toMatchObject({ status: 'not_charged', amount_charged_atomic: '0' });
 
       // A second use: the payer still has nothing, so it is refused before any provider call, and nothing moves.
@@ -357,11 +293,8 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
 
   it('before the first chunk everything releases: every provider 503 → 503, receipt not_charged, and the same payment then works (charged once)', async () => {
     const gateway = await gatewayWith();
-    const payer = fundedPayer(world);
     const body = chatBody();
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     const { openai, anthropic, google, nvidia } = world.upstreams;
     for (const fake of [openai, anthropic, google, nvidia]) fake.setDefault({ kind: 'status', status: 503 });
 
@@ -371,7 +304,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
     expect((JSON.parse(failedRaw) as { error: { type: string } }).error.type).toBe('upstream_unavailable');
     expect(providerRequests()).toBeGreaterThanOrEqual(1);
     expect(changeSince(world, payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
-    const released = await receiptWhen(gateway, receiptPathOf(failed, failedRaw), (r) => r.status !== 'pending', 3_000);
+    const released = await finalReceipt(gateway, failed, failedRaw);
     expect(released).toMatchObject({ status: 'not_charged', amount_charged_atomic: '0', broadcast_at: null });
 
     for (const fake of [openai, anthropic, google, nvidia]) fake.setDefault({ kind: 'reply' });
@@ -382,18 +315,15 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
     expect((JSON.parse(retriedRaw) as ChatJson).choices[0].message.content).toBe('fake openai reply to: Say hello');
     expect(providerRequests()).toBe(calls + 1);
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
-    const receipt = await receiptWhen(gateway, receiptPathOf(retried, retriedRaw), (r) => r.status !== 'pending', 3_000);
+    const receipt = await finalReceipt(gateway, retried, retriedRaw);
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete' });
     await expectReplayRefused(gateway, body, payment, payer);
   }, 15_000);
 
   it('after the first chunk nothing un-charges: a JSON request whose provider cuts the stream answers 200 with the content so far and finish_reason null; receipt partial; charged once', async () => {
     const gateway = await gatewayWith();
-    const payer = fundedPayer(world);
     const body = chatBody();
-    const { header, amount } = await quote(gateway, body);
-    const payment = specPaymentHeader(world, header, { payer });
-    const before = snapshot(world, payer);
+    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
     world.upstreams.openai.script({ kind: 'cut-stream', afterChunks: 3 }); // the role event, then 'fake ', 'openai '
 
     const res = await postChat(gateway, body, { 'payment-signature': payment });
@@ -407,7 +337,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
     expect((world.upstreams.openai.requests[0].body as { stream?: boolean }).stream).toBe(true); // streamed upstream though the client asked for JSON
     expect(providerRequests()).toBe(1); // no fallback once content arrived
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
-    const receipt = await receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+    const receipt = await finalReceipt(gateway, res, raw);
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'partial', broadcast_at: expect.stringMatching(ISO_TIME) });
     await expectReplayRefused(gateway, body, payment, payer);
   }, 15_000);
@@ -418,20 +348,15 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
       const [redis, database] = await Promise.all([startPrivateRedis(), createTestDatabase()]);
       try {
         const shared = { GW_STORAGE: undefined, DATABASE_URL: database.url, REDIS_URL: redis.url, GW_SHUTDOWN_GRACE_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '1' };
-        const a = await startPaidGateway(world, shared);
-        gateways.push(a);
-        const b = await startPaidGateway(world, shared);
-        gateways.push(b);
-        const payer = fundedPayer(world);
+        const a = await suite.start(shared);
+        const b = await suite.start(shared);
         const body = chatBody();
-        const { header, amount } = await quote(a, body);
-        const payment = specPaymentHeader(world, header, { payer });
-        const before = snapshot(world, payer);
+        const { payer, payment, amount, before } = await paidRequest(world, a, body);
 
         const served = await postChat(a, body, { 'payment-signature': payment });
         const servedRaw = await served.text();
         expect(served.status).toBe(200);
-        const receipt = await receiptWhen(a, receiptPathOf(served, servedRaw), (r) => r.status !== 'pending', 3_000);
+        const receipt = await finalReceipt(a, served, servedRaw);
         expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete' });
 
         await redis.kill(); // B can no longer see A's claim in Redis; only the database knows
@@ -442,8 +367,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
         // B reads A's receipt from the shared database.
         expect(await fetchReceipt(b, receiptPathOf(served, servedRaw))).toMatchObject({ id: receipt.id, status: 'settled' });
       } finally {
-        await Promise.all(gateways.map((gateway) => gateway.close()));
-        gateways = [];
+        await suite.closeGateways();
         await redis.close();
         await database.drop();
       }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { get as httpGet } from 'node:http';
 import { Keypair, LAMPORTS_PER_SOL, PublicKey, TransactionInstruction } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
 import type { PaidWorld } from './paid-gateway';
@@ -63,6 +64,11 @@ export function changeSince(world: PaidWorld, payer: Keypair, before: ChainSnaps
   };
 }
 
+/** Waits (3 s at most) until the one transfer of `payer`'s payment since `before` has landed. */
+export function transferLands(world: PaidWorld, payer: Keypair, before: ChainSnapshot): Promise<void> {
+  return until(() => changeSince(world, payer, before).landed === 1, 3_000, 'the transfer lands');
+}
+
 /** One JSON-RPC call to the local chain (not through the gateway's RPC proxy). */
 export async function rpc<T>(url: string, method: string, params: unknown[]): Promise<T> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
@@ -100,6 +106,9 @@ export interface ReceiptView {
   [field: string]: unknown;
 }
 
+/** The statuses a receipt ends in. */
+export const FINAL_STATUSES: Array<ReceiptView['status']> = ['settled', 'failed', 'not_charged'];
+
 const RECEIPT_PATH = /\/v1\/receipts\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
 
 /**
@@ -128,6 +137,71 @@ export async function receiptWhen(gateway: RunningGateway, path: string | null, 
     if (ready(receipt) || Date.now() > deadline) return receipt;
     await sleep(500);
   }
+}
+
+/** The receipt an answer names (`raw`: its body), read until it is no longer pending (3 s at most). */
+export function finalReceipt(gateway: RunningGateway, res: Response, raw: string): Promise<ReceiptView> {
+  return receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+}
+
+/** One receipt as read so far by `readReceiptsUntil`. */
+export interface ReceiptRead {
+  /** The last receipt read, null when none could be read. */
+  receipt: ReceiptView | null;
+  /** The last answer of the receipt route, for the failure message. */
+  last: string;
+}
+
+/**
+ * Reads receipts until `done` holds for each or `timeoutMs` is over; never throws, the caller
+ * judges. Round after round, each path is read from the next of `gateways` in turn; a null path
+ * (an answer that named no receipt) is never read. Each read comes from a loopback address of its
+ * own: the receipt route's per-IP limit (20 reads a minute) is not what these tests are about.
+ */
+export async function readReceiptsUntil(gateways: RunningGateway[], paths: Array<string | null>, done: (receipt: ReceiptView) => boolean, timeoutMs: number): Promise<ReceiptRead[]> {
+  const reads: ReceiptRead[] = paths.map((path) => ({ receipt: null, last: path === null ? 'no X-Gw-Receipt header' : 'not read yet' }));
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 0; ; attempt++) {
+    const open = paths.flatMap((path, i) => {
+      const { receipt } = reads[i];
+      return path !== null && !(receipt !== null && done(receipt)) ? [i] : [];
+    });
+    if (open.length === 0 || Date.now() > deadline) return reads;
+    await Promise.all(
+      open.map(async (i) => {
+        const gateway = gateways[(attempt + i) % gateways.length];
+        try {
+          const res = await getFrom(nextLoopbackAddress(), `${gateway.url}${paths[i]}`);
+          reads[i].last = `${res.status} ${res.body.slice(0, 300)}`;
+          if (res.status === 200) reads[i].receipt = JSON.parse(res.body) as ReceiptView;
+        } catch (err) {
+          reads[i].last = String(err);
+        }
+      }),
+    );
+    await sleep(250);
+  }
+}
+
+let loopbackHost = 0;
+/** 127.1.0.1, 127.1.0.2, ...: Linux routes all of 127/8 to the loopback interface. */
+function nextLoopbackAddress(): string {
+  loopbackHost = (loopbackHost % 65_000) + 1;
+  return `127.1.${loopbackHost >> 8}.${(loopbackHost & 0xff) || 1}`;
+}
+
+function getFrom(localAddress: string, url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { localAddress, agent: false, timeout: 5_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('receipt read timed out')));
+    req.on('error', reject);
+  });
 }
 
 /** The `data:` payloads of an SSE text, in order. */
