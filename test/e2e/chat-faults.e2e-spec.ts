@@ -199,3 +199,36 @@ describe('the circuit breaker', () => {
     expect(metrics).toMatch(/gw_upstream_duration_seconds_count\{provider="nvidia"\} [1-9]/);
   });
 });
+
+describe('a started free stream: bounded by the stream cap, not by the request timeout', () => {
+  let upstreams: Upstreams;
+  let gateway: RunningGateway;
+  const model = 'anthropic/claude-test-free';
+  const slowAnswer: Behaviour = { kind: 'reply', text: 'one two three four five six seven eight nine ten eleven twelve', chunkDelayMs: 200 };
+
+  beforeAll(async () => {
+    upstreams = await startUpstreams();
+    gateway = await startTestGateway({ ...upstreams.env, ...OPEN_LIMITS, GW_CATALOG_FILE: writeTestCatalog(), GW_REQUEST_TIMEOUT_SECS: '1', GW_STREAM_MAX_SECS: '3' });
+  });
+  afterEach(() => upstreams.resetAll());
+  afterAll(async () => {
+    await gateway.close();
+    await upstreams.close();
+  });
+
+  it('a stream longer than GW_REQUEST_TIMEOUT_SECS completes with [DONE]', async () => {
+    upstreams.anthropic.setDefault({ ...slowAnswer, text: 'one two three' });
+    const started = Date.now();
+    const data = await sseData(await chat(gateway, { model, stream: true }));
+    expect(Date.now() - started).toBeGreaterThan(1_000);
+    expect(data[data.length - 1]).toBe('[DONE]');
+  });
+
+  it('GW_STREAM_MAX_SECS ends a longer one with an error event and stops the upstream call', async () => {
+    upstreams.anthropic.setDefault(slowAnswer);
+    const data = await sseData(await chat(gateway, { model, stream: true }));
+    expect(data).not.toContain('[DONE]');
+    expect(JSON.parse(data[data.length - 1])).toEqual({ error: { type: 'request_timeout', message: 'the stream exceeded the 3 s limit' } });
+    await upstreams.anthropic.ended(0);
+  });
+});

@@ -22,6 +22,7 @@ import type { StageTiming } from '../../ops/domain/stage-timing';
 import { CHAT_DISCOVERY } from '../domain/chat-discovery';
 import { CompletionAssembler, completionChunks } from '../domain/completion-stream';
 import { requestFingerprint } from '../domain/request-fingerprint';
+import { StreamCapReached } from '../domain/stream-cap';
 import { PromptGuard } from '../domain/prompt-guard';
 import { SessionTokenSigner } from '../domain/session-token';
 import { ResponseCache } from '../ports/response-cache';
@@ -79,6 +80,7 @@ export type ChatOutcome =
 export class ChatCompletions {
   private readonly cacheTtlSecs: number;
   private readonly requestTimeoutMs: number;
+  private readonly streamMaxMs: number;
   private readonly guard = new PromptGuard();
   private readonly sessions: SessionTokenSigner;
 
@@ -98,6 +100,7 @@ export class ChatCompletions {
   ) {
     this.cacheTtlSecs = config.limits.cacheTtlSecs;
     this.requestTimeoutMs = config.http.requestTimeoutMs;
+    this.streamMaxMs = config.http.streamMaxMs;
     this.sessions = new SessionTokenSigner(config.sessionSecret.reveal());
     logger.setContext(ChatCompletions.name);
   }
@@ -266,10 +269,12 @@ export class ChatCompletions {
       provider: model.provider,
       call: { upstreamModel: model.upstreamModel, request, maxTokens: outputTokens, stream: request.stream === true },
     }));
+    // The client leaving or timing out stops a free call; so does the stream cap once it streams.
+    const cap = new AbortController();
     const calling = performance.now();
     let dispatched;
     try {
-      dispatched = await this.dispatcher.dispatch(targets, caller.signal);
+      dispatched = await this.dispatcher.dispatch(targets, AbortSignal.any([caller.signal, cap.signal]));
     } catch (err) {
       caller.timing.upstream('none', performance.now() - calling);
       throw err;
@@ -283,7 +288,7 @@ export class ChatCompletions {
       this.deliver(caller, plan, candidate, completion, cacheable);
       return { model: candidate.model, fallback: index > 0, cache: 'miss', body: { kind: 'json', completion } };
     }
-    return { model: candidate.model, fallback: index > 0, cache: 'miss', body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, cacheable, calling) } };
+    return { model: candidate.model, fallback: index > 0, cache: 'miss', body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, cacheable, calling, cap) } };
   }
 
   /** Passes a free stream through under our model id; once it has ended whole, logs it and caches it before [DONE]. */
@@ -295,8 +300,11 @@ export class ChatCompletions {
     cacheable: string | null,
     /** When the upstream was called; null for a cached answer replayed as a stream. */
     calling: number | null,
+    /** Stops the upstream call at GW_STREAM_MAX_SECS; null for a cached answer. */
+    cap: AbortController | null = null,
   ): AsyncGenerator<ChatCompletionChunk> {
     const assembler = new CompletionAssembler();
+    const timer = cap ? setTimeout(() => cap.abort(new StreamCapReached(this.streamMaxMs)), this.streamMaxMs) : undefined;
     try {
       for await (const upstream of chunks) {
         const chunk = { ...upstream, model: candidate.model.id };
@@ -305,6 +313,8 @@ export class ChatCompletions {
       }
     } catch (err) {
       throw err instanceof UpstreamError ? midStreamError(err) : err;
+    } finally {
+      clearTimeout(timer);
     }
     if (calling !== null) caller.timing.upstream(candidate.model.provider, performance.now() - calling);
     const completion = assembler.result();

@@ -13,13 +13,6 @@ export type GenerationEnd =
 /** How much of the answer reached the client that asked for it. */
 export type Received = 'all' | 'some' | 'none';
 
-/** Why a paid upstream call was stopped by the gateway itself. */
-export class StreamCapReached extends GatewayError {
-  constructor(capMs: number) {
-    super('request_timeout', `the stream exceeded the ${capMs / 1000} s limit`);
-  }
-}
-
 export interface GenerationOptions {
   payment: AcceptedPayment;
   /** Our model id, put on every chunk. */

@@ -10,7 +10,8 @@ import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain
 import type { PricedCandidate } from '../domain/chat-plan';
 import { RedeliveryStore } from '../ports/redelivery-store';
 import { ResponseCache } from '../ports/response-cache';
-import { PaidGeneration, StreamCapReached, type GenerationEnd } from './paid-generation';
+import { StreamCapReached } from '../domain/stream-cap';
+import { PaidGeneration, type GenerationEnd } from './paid-generation';
 
 export interface PaidStart {
   payment: AcceptedPayment;

@@ -36,10 +36,10 @@ export class ChatCompletionsController {
       suspendTimeout: () => req.gw.suspendTimeout(),
     });
     const debug = req.headers['x-gw-debug'] === 'true';
-    await this.render(res, outcome, debug ? startedAt : null);
+    await this.render(req, res, outcome, debug ? startedAt : null);
   }
 
-  private async render(res: Response, outcome: ChatOutcome, debugStartedAt: number | null): Promise<void> {
+  private async render(req: Request, res: Response, outcome: ChatOutcome, debugStartedAt: number | null): Promise<void> {
     if (outcome.kind === 'quote') {
       if (debugStartedAt !== null) setDebugHeaders(res, outcome.plan, debugStartedAt);
       res.setHeader('PAYMENT-REQUIRED', outcome.challenge.header);
@@ -55,6 +55,8 @@ export class ChatCompletionsController {
       return;
     }
     openEventStream(res);
+    // A started stream is bounded by the stream cap and the upstream idle timeout, no longer by the request timeout.
+    req.gw.suspendTimeout();
     // A failure midway propagates to the error filter, which ends the stream with an error event, never [DONE].
     await writeEvents(res, served.body.chunks, this.streamDeadlineMs);
     endEventStream(res);
