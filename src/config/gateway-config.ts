@@ -23,7 +23,7 @@ export interface HttpConfig {
   shutdownGraceMs: number;
 }
 
-/** The windows of the settlement lifecycle (ARCHITECTURE.md section 3 and 4). */
+/** The windows of the settlement lifecycle (the `GW_` variables in the README). */
 export interface SettlementConfig {
   /** How long a broadcast payment is awaited before the answer goes out with its receipt pending. */
   confirmMs: number;
@@ -67,7 +67,7 @@ export interface LimitsConfig {
 }
 
 /**
- * The validated configuration (ARCHITECTURE.md section 4). An abstract class so that it can be
+ * The validated configuration (the variables the README lists). An abstract class so that it can be
  * the DI token; `loadConfig` produces the value from the environment.
  */
 export abstract class GatewayConfig {

@@ -7,7 +7,7 @@ import { failResponse } from './error-response';
 /**
  * GW_REQUEST_TIMEOUT_SECS. On expiry the request's signal aborts (cancelling the work behind it),
  * then the client gets 408 in the envelope, or, when a stream has already started, an error event
- * that ends it. A request whose payment was broadcast suspends it (ARCHITECTURE.md section 3: it is
+ * that ends it. A request whose payment was broadcast suspends it (docs/decisions.md: it is
  * bounded by the stream cap and the confirmation window instead). Hand-written: connect-timeout
  * neither cancels work nor knows about streams.
  */

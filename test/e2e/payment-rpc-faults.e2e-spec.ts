@@ -19,8 +19,8 @@ import {
 import { expectAll, useSettlementWorld } from '../support/settlement-world';
 
 /**
- * The local chain's RPC made slow, flaky or silent while paid requests are in flight (ARCHITECTURE.md
- * section 3, "The settlement lifecycle of `exact`"; docs/decisions.md, "Money moves exactly once"):
+ * The local chain's RPC made slow, flaky or silent while paid requests are in flight (docs/decisions.md,
+ * "Money moves exactly once"):
  * every paid request ends with its payer charged exactly once for an answer it received (whole, or
  * in part when the provider failed mid-answer, as the receipt says), or not at all.
  *

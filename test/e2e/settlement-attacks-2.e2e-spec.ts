@@ -31,8 +31,8 @@ import { serviceAvailable } from '../support/services';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
- * Second adversarial review of the settlement lifecycle of `exact` (ARCHITECTURE.md section 3,
- * docs/decisions.md "Money moves exactly once"): shutdown, the reconciler on the local chain, two
+ * Second adversarial review of the settlement lifecycle of `exact` (docs/decisions.md,
+ * "Money moves exactly once"): shutdown, the reconciler on the local chain, two
  * instances on one PostgreSQL database and one private Redis, redelivery and replays, the paid
  * cache, fallback, tool-call and empty answers. The first five reproduced findings (fixed since);
  * the others pin attacks the code resisted. Needs the machine's PostgreSQL (a database of its own,

@@ -7,7 +7,7 @@ import { changeSince, errorEvents, finalReceipt, hasContent, longText, sseDataOf
 import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWorld, type ChatJson } from '../support/settlement-world';
 
 /**
- * Adversarial review of the settlement lifecycle of `exact` (ARCHITECTURE.md section 3, docs/decisions.md
+ * Adversarial review of the settlement lifecycle of `exact` (docs/decisions.md,
  * "Money moves exactly once"): an attacker and an unlucky honest user against the local chain. The
  * first four reproduced defects the review found (fixed since); the others guard attacks the code resisted.
  */
@@ -36,8 +36,8 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
   // ---------------------------------------------------------------------------------------------
 
   it('a client that leaves before the first content does not disarm GW_REQUEST_TIMEOUT_SECS: content that starts after the timeout is never charged', async () => {
-    // ARCHITECTURE.md: "Before the broadcast, only the request timeout, the stream cap, shutdown or a
-    // provider failure stop it (releasing the claim)". A client that stays gets a 408 and pays nothing
+    // docs/decisions.md: before the broadcast, only the request timeout, the stream cap, shutdown or a
+    // provider failure stop it (releasing the claim). A client that stays gets a 408 and pays nothing
     // for an answer whose first content comes after the request timeout; one that leaves earlier is charged.
     const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1', GW_STREAM_MAX_SECS: '20' });
     const body = chatBody();

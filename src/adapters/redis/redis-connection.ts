@@ -8,7 +8,8 @@ export const REDIS_COMMAND_TIMEOUT_MS = 250;
 
 /**
  * The one shared ioredis client. No offline queue: while Redis is away, commands fail at once
- * and each port falls back as ARCHITECTURE.md section 3 says; the client reconnects in the
+ * and each port falls back to this instance's memory (replay, limits, redelivery) or does
+ * without (the cache); the client reconnects in the
  * background. Outages are logged once when they start and once when they end.
  */
 export class RedisConnection implements OnApplicationShutdown {

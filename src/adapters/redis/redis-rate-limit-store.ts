@@ -13,7 +13,7 @@ return {count, ttl}`;
 
 /**
  * Fixed windows shared by every instance through Redis. While Redis fails, counting falls back to
- * this instance's memory (ARCHITECTURE.md section 3): limits loosen per replica rather than every
+ * this instance's memory: limits loosen per replica rather than every
  * request being refused.
  */
 export class RedisRateLimitStore extends RateLimitStore {

@@ -3,7 +3,7 @@ import { ReplayStore } from '../../modules/payments/ports/replay-store';
 
 /**
  * Replay protection shared by every instance: `SET NX PX` is the atomic claim. While Redis fails,
- * look-ups and claims go to this instance's memory store (ARCHITECTURE.md section 3), and
+ * look-ups and claims go to this instance's memory store, and
  * `durable()` says no, so durable-nonce payments are refused until Redis returns.
  */
 export class RedisReplayStore extends ReplayStore {

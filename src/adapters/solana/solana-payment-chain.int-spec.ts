@@ -112,7 +112,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       const feePayerLamports = localnet.solBalance(parties.gatewayFeePayer.publicKey);
       const prepared = chain.prepare(sponsored())!;
 
-      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+      expect(await chain.send(prepared)).toEqual({ kind: 'sent' });
       expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
 
       expect(localnet.sentTransactions()).toEqual([{ signature: prepared.signature, slot: 0, err: null }]);
@@ -127,7 +127,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       const transaction = paymentTransaction(parties, { version: 'legacy' });
       const prepared = chain.prepare(toBase64(transaction))!;
 
-      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+      expect(await chain.send(prepared)).toEqual({ kind: 'sent' });
       expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
 
       expect(localnet.sentTransactions()).toEqual([{ signature: bs58.encode(transaction.signatures[0]), slot: 0, err: null }]);
@@ -146,7 +146,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       const drain = await drainPayer();
       const feePayerLamports = localnet.solBalance(parties.gatewayFeePayer.publicKey);
 
-      expect(await pool.send(prepared.signedTransaction)).toEqual({ kind: 'rejected', detail: expect.stringMatching(/custom program error: 0x1|insufficient funds/i) });
+      expect(await pool.send(prepared)).toEqual({ kind: 'rejected', detail: expect.stringMatching(/custom program error: 0x1|insufficient funds/i) });
 
       expect(localnet.sentTransactions()).toEqual([{ signature: drain, slot: 0, err: null }]);
       expect(localnet.solBalance(parties.gatewayFeePayer.publicKey)).toBe(feePayerLamports);
@@ -162,7 +162,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       const pool = new SolanaPaymentChain(localnet.url, feePayers, TIMING);
       const prepared = pool.prepare(toBase64(paymentTransaction({ ...parties, gatewayFeePayer: broke }, { layout: 'sponsored' })))!;
 
-      expect(await pool.send(prepared.signedTransaction)).toEqual({ kind: 'rejected', detail: expect.any(String) });
+      expect(await pool.send(prepared)).toEqual({ kind: 'rejected', detail: expect.any(String) });
 
       expect([feePayers.advertise(), feePayers.advertise()]).toEqual([parties.gatewayFeePayer.publicKey.toBase58(), parties.gatewayFeePayer.publicKey.toBase58()]);
       expect(localnet.sentTransactions()).toEqual([]);
@@ -173,16 +173,16 @@ describe('SolanaPaymentChain against the localnet', () => {
       const prepared = chain.prepare(sponsored())!;
       localnet.expireBlockhash();
 
-      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'rejected', detail: expect.any(String) });
+      expect(await chain.send(prepared)).toEqual({ kind: 'rejected', detail: expect.any(String) });
       expect(localnet.sentTransactions()).toEqual([]);
       expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
     });
 
     it('does not send the same bytes twice: the second send finds the first on chain, and funds move once', async () => {
       const prepared = chain.prepare(sponsored())!;
-      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+      expect(await chain.send(prepared)).toEqual({ kind: 'sent' });
 
-      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'on-chain' });
+      expect(await chain.send(prepared)).toEqual({ kind: 'on-chain' });
 
       expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
       expect(localnet.sentTransactions()).toHaveLength(1);
@@ -196,7 +196,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       await rawSend(payment, false);
       const prepared = chain.prepare(payment)!;
 
-      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'on-chain' });
+      expect(await chain.send(prepared)).toEqual({ kind: 'on-chain' });
 
       expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
       expect(localnet.sentTransactions()).toHaveLength(1);
@@ -210,7 +210,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       await rawSend(prepared.signedTransaction, true);
 
       expect(await chain.confirm(prepared.signature, 5_000)).toBe('failed');
-      expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'on-chain' });
+      expect(await chain.send(prepared)).toEqual({ kind: 'on-chain' });
       expect(localnet.sentTransactions()).toEqual([{ signature: prepared.signature, slot: 0, err: expect.objectContaining({ InstructionError: expect.anything() }) }]);
       expect(localnet.usdcBalance(parties.payTo)).toBe(0n);
     });
@@ -230,7 +230,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       const prepared = chain.prepare(sponsored())!;
       expect(await chain.status(prepared.signature)).toBe('absent');
 
-      await chain.send(prepared.signedTransaction);
+      await chain.send(prepared);
 
       expect(await chain.status(prepared.signature)).toBe('confirmed');
     });
@@ -268,7 +268,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       const prepared = unreachable.prepare(sponsored())!;
       await localnet.close();
 
-      expect(await unreachable.send(prepared.signedTransaction)).toEqual({ kind: 'unknown', detail: expect.stringMatching(/solana rpc request failed/) });
+      expect(await unreachable.send(prepared)).toEqual({ kind: 'unknown', detail: expect.stringMatching(/solana rpc request failed/) });
       const started = Date.now();
       expect(await unreachable.confirm(prepared.signature, 300)).toBe('unconfirmed');
       expect(Date.now() - started).toBeLessThan(1_500);
@@ -284,9 +284,9 @@ describe('SolanaPaymentChain against the localnet', () => {
         const prepared = behindProxy.prepare(sponsored())!;
         proxy.mode({ kind: 'flaky', every: 1, methods: ['getSignatureStatuses'] });
 
-        expect(await behindProxy.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+        expect(await behindProxy.send(prepared)).toEqual({ kind: 'sent' });
         // Again: the node refuses what it already processed.
-        expect(await behindProxy.send(prepared.signedTransaction)).toEqual({ kind: 'on-chain' });
+        expect(await behindProxy.send(prepared)).toEqual({ kind: 'on-chain' });
 
         expect(localnet.sentTransactions()).toHaveLength(1);
         expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);
@@ -334,7 +334,7 @@ describe('SolanaPaymentChain against the localnet', () => {
     expect(await chain.simulate(transaction)).toEqual({ ok: true });
     const prepared = chain.prepare(transaction)!;
     expect(chain.life(prepared.signedTransaction)).toEqual({ signature: prepared.signature, recentBlockhash: transfer.recentBlockhash, nonceAccount: null });
-    expect(await chain.send(prepared.signedTransaction)).toEqual({ kind: 'sent' });
+    expect(await chain.send(prepared)).toEqual({ kind: 'sent' });
     expect(await chain.confirm(prepared.signature, 5_000)).toBe('confirmed');
 
     expect(localnet.usdcBalance(parties.payTo)).toBe(1_000n);

@@ -109,29 +109,26 @@ export class SolanaPaymentChain extends PaymentChain {
     return { signedTransaction: Buffer.from(transaction.serialize()).toString('base64'), signature: bs58.encode(transaction.signatures[0]) };
   }
 
-  async send(signedTransaction: string): Promise<SendOutcome> {
-    const wire = Buffer.from(signedTransaction, 'base64');
-    const { transaction } = decodePaymentTransaction(signedTransaction);
-    const signature = bs58.encode(transaction.signatures[0]);
+  async send({ signedTransaction, signature }: PreparedTransaction): Promise<SendOutcome> {
     let statusKnown = true;
     try {
-      // The payer may have broadcast its own payment: then it is not ours to send again.
-      const [earlier] = (await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value;
+      // The payer may have broadcast its own payment: then it is not ours to send again. Its
+      // blockhash was checked live at acceptance, so the node's recent statuses cover it: no history search.
+      const [earlier] = (await this.connection.getSignatureStatuses([signature])).value;
       if (earlier) return { kind: 'on-chain' };
     } catch {
       statusKnown = false;
     }
     try {
       // With preflight: a transfer that would fail is refused here, and the fee payer pays nothing.
-      await this.connection.sendRawTransaction(wire, { skipPreflight: false, preflightCommitment: COMMITMENT, maxRetries: 0 });
+      await this.connection.sendRawTransaction(Buffer.from(signedTransaction, 'base64'), { skipPreflight: false, preflightCommitment: COMMITMENT, maxRetries: 0 });
       return { kind: 'sent' };
     } catch (err) {
-      // A refusal proves nothing landed only if we know it was not on chain before (a node refuses
-      // an already-processed transaction too); otherwise the reconciler learns the outcome.
-      // Processed meanwhile (the payer's own copy landed between the look-up and the send).
+      // Processed meanwhile: the payer's own copy landed between the look-up and the send.
       if (err instanceof SendTransactionError && ALREADY_PROCESSED.test(err.message)) return { kind: 'on-chain' };
+      // Any other refusal proves nothing landed only when the look-up said it was not on chain before.
       if (err instanceof SendTransactionError && statusKnown) {
-        this.restIfFeePayerAtFault(transaction, err.message);
+        this.restIfFeePayerAtFault(signedTransaction, err.message);
         return { kind: 'rejected', detail: err.message };
       }
       return { kind: 'unknown', detail: errorMessage(err) };
@@ -169,9 +166,10 @@ export class SolanaPaymentChain extends PaymentChain {
   }
 
   /** Spec 8: a fee payer that could not pay (no SOL, no account) rests 60 s; other refusals are not its fault. */
-  private restIfFeePayerAtFault(transaction: VersionedTransaction, detail: string): void {
-    const feePayer = transaction.message.staticAccountKeys[0].toBase58();
-    if (this.feePayers.owns(feePayer) && FEE_PAYER_FAULTS.test(detail)) this.feePayers.markFailed(feePayer);
+  private restIfFeePayerAtFault(signedTransaction: string, detail: string): void {
+    if (!FEE_PAYER_FAULTS.test(detail)) return;
+    const feePayer = decodePaymentTransaction(signedTransaction).transaction.message.staticAccountKeys[0].toBase58();
+    if (this.feePayers.owns(feePayer)) this.feePayers.markFailed(feePayer);
   }
 }
 

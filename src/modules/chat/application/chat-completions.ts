@@ -11,6 +11,7 @@ import type { AcceptedPayment } from '../../payments/application/accepted-paymen
 import { PaymentReplayed } from '../../payments/domain/payment-errors';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { UpstreamError } from '../../providers/domain/upstream-error';
+import { midStreamError } from '../domain/mid-stream-error';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
 import type { CatalogModel } from '../../routing/domain/catalog';
@@ -74,12 +75,11 @@ export type ChatOutcome =
 /**
  * POST /v1/chat/completions (spec 4.1): plan, then the free path (limits, guard, provider) or the
  * paid one (guard, then a 402 quote until a payment comes; then the settlement lifecycle of
- * ARCHITECTURE.md section 3 through PaidGenerations).
+ * docs/decisions.md, "Money moves exactly once", through PaidGenerations).
  */
 @Injectable()
 export class ChatCompletions {
   private readonly cacheTtlSecs: number;
-  private readonly requestTimeoutMs: number;
   private readonly streamMaxMs: number;
   private readonly guard = new PromptGuard();
   private readonly sessions: SessionTokenSigner;
@@ -99,7 +99,6 @@ export class ChatCompletions {
     config: GatewayConfig,
   ) {
     this.cacheTtlSecs = config.limits.cacheTtlSecs;
-    this.requestTimeoutMs = config.http.requestTimeoutMs;
     this.streamMaxMs = config.http.streamMaxMs;
     this.sessions = new SessionTokenSigner(config.sessionSecret.reveal());
     logger.setContext(ChatCompletions.name);
@@ -143,31 +142,19 @@ export class ChatCompletions {
     };
     if (payment.receiptPath) headers['X-Gw-Receipt'] = payment.receiptPath;
 
-    // Until the broadcast the request timeout bounds the paid request from its acceptance, also
-    // after its client left (the edge's timer ends with the connection).
-    const upstream = new AbortController();
-    const expiry = setTimeout(() => {
-      if (!payment.broadcasted) upstream.abort(new GatewayError('request_timeout', `request exceeded the ${this.requestTimeoutMs / 1000} s timeout`));
-    }, this.requestTimeoutMs);
-    const untrack = this.generations.track(payment, upstream);
-    const ended = (): void => {
-      clearTimeout(expiry);
-      untrack();
-    };
+    const call = this.generations.open(payment, caller.signal);
     let answer: PaidSource;
     try {
-      answer = await this.paidSource(plan, payment, caller, upstream);
+      answer = await this.paidSource(plan, payment, caller, call.upstream.signal);
     } catch (err) {
-      ended();
+      this.generations.close(call);
       await payment.release();
       throw withReceipt(err, payment.receiptPath);
     }
     const { source, candidate, fallback, cache, cacheable } = answer;
-    const generation = this.generations.start(source, upstream, ended, {
-      payment,
+    const generation = this.generations.start(call, source, {
       candidate,
       requestId: caller.requestId,
-      signal: caller.signal,
       suspendTimeout: caller.suspendTimeout,
       fingerprint: requestFingerprint(plan.request),
       cacheable,
@@ -194,32 +181,25 @@ export class ChatCompletions {
 
   /**
    * Where a paid answer comes from: the cache, or the first candidate the amount paid covers that
-   * starts answering (always streamed). The client leaving does not stop the call; its timeout does.
+   * starts answering (always streamed). `signal` is the paid call's: the client leaving does not stop it.
    */
-  private async paidSource(plan: ChatPlan, payment: AcceptedPayment, caller: ChatCaller, upstream: AbortController): Promise<PaidSource> {
+  private async paidSource(plan: ChatPlan, payment: AcceptedPayment, caller: ChatCaller, signal: AbortSignal): Promise<PaidSource> {
     const candidates = candidatesWithin(plan, payment.amountPaid);
     const primary = candidates[0];
     const key = this.cacheTtlSecs > 0 ? cacheKey(primary.model.id, plan.request, primary.outputTokens) : null;
     const cached = key ? await this.cache.get(key) : null;
     if (cached) return { source: fromArray(completionChunks(cached, true)), candidate: primary, fallback: false, cache: 'hit', cacheable: null };
     const calling = performance.now();
-    const stop = (): void => {
-      if (!clientLeft(caller.signal)) upstream.abort(caller.signal.reason);
-    };
-    if (caller.signal.aborted) stop();
-    else caller.signal.addEventListener('abort', stop, { once: true });
     try {
-      if (upstream.signal.aborted) throw upstream.signal.reason;
+      if (signal.aborted) throw signal.reason;
       const targets = candidates.map(({ model, outputTokens }) => ({ provider: model.provider, call: { upstreamModel: model.upstreamModel, request: plan.request, maxTokens: outputTokens, stream: true } }));
-      const { index, reply } = await this.dispatcher.dispatch(targets, upstream.signal);
+      const { index, reply } = await this.dispatcher.dispatch(targets, signal);
       const candidate = candidates[index];
       const source = reply.kind === 'stream' ? timed(reply.chunks, () => caller.timing.upstream(candidate.model.provider, performance.now() - calling)) : fromArray(completionChunks(reply.completion, true));
       return { source, candidate, fallback: index > 0, cache: 'miss', cacheable: index === 0 ? key : null };
     } catch (err) {
       caller.timing.upstream('none', performance.now() - calling);
       throw err;
-    } finally {
-      caller.signal.removeEventListener('abort', stop);
     }
   }
 
@@ -304,12 +284,14 @@ export class ChatCompletions {
     cap: AbortController | null = null,
   ): AsyncGenerator<ChatCompletionChunk> {
     const assembler = new CompletionAssembler();
+    const showUsage = plan.request.stream_options?.include_usage === true;
     const timer = cap ? setTimeout(() => cap.abort(new StreamCapReached(this.streamMaxMs)), this.streamMaxMs) : undefined;
     try {
       for await (const upstream of chunks) {
         const chunk = { ...upstream, model: candidate.model.id };
         assembler.add(chunk);
-        yield* forClient(fromArray([chunk]), plan);
+        const shown = asShown(chunk, showUsage);
+        if (shown) yield shown;
       }
     } catch (err) {
       throw err instanceof UpstreamError ? midStreamError(err) : err;
@@ -352,11 +334,6 @@ function answerOf(end: GenerationEnd): ChatCompletion {
   return end.completion;
 }
 
-/** The request was cancelled because its client went away (not because it timed out). */
-function clientLeft(signal: AbortSignal): boolean {
-  return signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name === 'ClientDisconnected';
-}
-
 /** A paid request's error names its receipt, which says what became of the payment (`not_charged`, `failed`). */
 function withReceipt(err: unknown, receiptPath: string | null): unknown {
   if (!(err instanceof GatewayError) || receiptPath === null) return err;
@@ -367,13 +344,17 @@ function withReceipt(err: unknown, receiptPath: string | null): unknown {
 async function* forClient(chunks: AsyncIterable<ChatCompletionChunk>, plan: ChatPlan): AsyncGenerator<ChatCompletionChunk> {
   const showUsage = plan.request.stream_options?.include_usage === true;
   for await (const chunk of chunks) {
-    if (showUsage) {
-      yield chunk;
-    } else if (chunk.choices.length > 0) {
-      const { usage: _usage, ...rest } = chunk;
-      yield rest;
-    }
+    const shown = asShown(chunk, showUsage);
+    if (shown) yield shown;
   }
+}
+
+/** A chunk as the client sees it: without usage unless asked, and a usage-only chunk not at all then. */
+function asShown(chunk: ChatCompletionChunk, showUsage: boolean): ChatCompletionChunk | null {
+  if (showUsage) return chunk;
+  if (chunk.choices.length === 0) return null;
+  const { usage: _usage, ...rest } = chunk;
+  return rest;
 }
 
 /** A kept answer as a stream: one that was cut ends with the error event its first client got, never [DONE]. */
@@ -386,12 +367,6 @@ async function* keptChunks(completion: ChatCompletion, whole: boolean): AsyncGen
 async function* timed<T>(items: AsyncIterable<T>, ended: () => void): AsyncGenerator<T> {
   yield* items;
   ended();
-}
-
-function midStreamError(err: UpstreamError): GatewayError {
-  return err.kind === 'bad_response'
-    ? new GatewayError('provider_error', 'the upstream provider sent a malformed stream')
-    : new GatewayError('upstream_unavailable', 'the upstream provider stopped mid-stream');
 }
 
 async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {

@@ -2,8 +2,8 @@ import { GatewayError } from '../../../errors/gateway-error';
 import type { AcceptedPayment, Settlement } from '../../payments/application/accepted-payment';
 import type { Delivery } from '../../payments/domain/receipt';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
-import { UpstreamError } from '../../providers/domain/upstream-error';
 import { carriesContent, CompletionAssembler } from '../domain/completion-stream';
+import { streamFailure } from '../domain/mid-stream-error';
 
 /** How a paid generation ended: with an answer (whole, or cut after its payment was broadcast), or with an error and nothing charged. */
 export type GenerationEnd =
@@ -24,8 +24,8 @@ export interface GenerationOptions {
 }
 
 /**
- * One paid answer, produced independently of the connection that asked for it (ARCHITECTURE.md
- * section 3): chunks are kept as they arrive, the payment is broadcast at the first content, and
+ * One paid answer, produced independently of the connection that asked for it (docs/decisions.md,
+ * "Departing clients and redelivery"): chunks are kept as they arrive, the payment is broadcast at the first content, and
  * any number of listeners (the original client, a resend that attaches) read from the start.
  */
 export class PaidGeneration {
@@ -95,7 +95,7 @@ export class PaidGeneration {
         await new Promise<void>((resolve) => this.waiters.push(resolve));
       }
       finished = true;
-      if (original) this.received = this.received === 'some' || this.chunks.length > 0 ? 'all' : 'none';
+      if (original && this.chunks.length > 0) this.received = 'all';
       const end = this.outcome;
       if (end.kind === 'error') throw end.error;
       if (end.error) throw end.error;
@@ -162,14 +162,7 @@ export class PaidGeneration {
   }
 }
 
-/** The error to report for a failed or cut upstream call. */
+/** The error to report for a failed or cut upstream call: the reason it was stopped for, if it was. */
 function asGatewayError(err: unknown, signal: AbortSignal): GatewayError {
-  if (signal.aborted && signal.reason instanceof GatewayError) return signal.reason;
-  if (err instanceof GatewayError) return err;
-  if (err instanceof UpstreamError) {
-    return err.kind === 'bad_response'
-      ? new GatewayError('provider_error', 'the upstream provider sent a malformed stream')
-      : new GatewayError('upstream_unavailable', 'the upstream provider stopped mid-stream');
-  }
-  return new GatewayError('upstream_unavailable', 'the upstream provider stopped mid-stream');
+  return signal.aborted && signal.reason instanceof GatewayError ? signal.reason : streamFailure(err);
 }

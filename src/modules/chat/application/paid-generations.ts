@@ -10,15 +10,12 @@ import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain
 import type { PricedCandidate } from '../domain/chat-plan';
 import { RedeliveryStore } from '../ports/redelivery-store';
 import { ResponseCache } from '../ports/response-cache';
-import { StreamCapReached } from '../domain/stream-cap';
+import { PaidCall } from './paid-call';
 import { PaidGeneration, type GenerationEnd } from './paid-generation';
 
 export interface PaidStart {
-  payment: AcceptedPayment;
   candidate: PricedCandidate;
   requestId: string;
-  /** The client's connection: its departure is noted, a timeout before the broadcast stops the call. */
-  signal: AbortSignal;
   /** Stops GW_REQUEST_TIMEOUT_SECS from cutting the request once its payment is broadcast. */
   suspendTimeout: () => void;
   fingerprint: string;
@@ -35,13 +32,13 @@ const SHUTDOWN_MARGIN_MS = 1_000;
 /**
  * Paid generations in flight on this instance, and what happens once each ends: the receipt's
  * delivery, the answer kept for a resend when its client left early (GW_REDELIVERY_TTL_SECS), the
- * spend log and the cache. On shutdown, generations that cannot finish in the grace period are cut
- * and end `partial`.
+ * spend log and the cache. On shutdown, calls that cannot finish in the grace period are stopped:
+ * released when not broadcast yet, else cut (`partial`).
  */
 @Injectable()
 export class PaidGenerations implements BeforeApplicationShutdown {
-  private readonly calls = new Set<{ payment: AcceptedPayment; upstream: AbortController }>();
-  private readonly live = new Map<string, { fingerprint: string; generation: PaidGeneration; receiptPath: string | null }>();
+  /** Paid calls in flight on this instance, by their payment's replay key (one accepted payment holds it at a time). */
+  private readonly calls = new Map<string, PaidCall>();
 
   constructor(
     private readonly redelivery: RedeliveryStore,
@@ -54,37 +51,25 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     logger.setContext(PaidGenerations.name);
   }
 
-  /** Starts producing the answer from `source` (an upstream stream, or a cached answer's chunks), detached from the client. */
-  /**
-   * Registers a paid upstream call from the payment's acceptance (before its provider answers), so
-   * that shutdown can stop it while nothing is charged; the returned function forgets it.
-   */
-  track(payment: AcceptedPayment, upstream: AbortController): () => void {
-    const call = { payment, upstream };
-    this.calls.add(call);
-    return () => this.calls.delete(call);
+  /** A paid call from its payment's acceptance (before any provider answers), so shutdown can stop it while nothing is charged. */
+  open(payment: AcceptedPayment, signal: AbortSignal): PaidCall {
+    const call = new PaidCall(payment, signal, this.config.http.requestTimeoutMs);
+    this.calls.set(payment.replayKey, call);
+    return call;
   }
 
-  start(source: AsyncIterable<ChatCompletionChunk>, upstream: AbortController, ended: () => void, start: PaidStart): PaidGeneration {
-    const { payment, signal } = start;
-    const generation = new PaidGeneration(source, { payment, modelId: start.candidate.model.id, upstream, onBroadcast: start.suspendTimeout });
-    const capMs = this.config.http.streamMaxMs;
-    const cap = setTimeout(() => upstream.abort(new StreamCapReached(capMs)), capMs);
-    const onAbort = (): void => {
-      if ((signal.reason as { name?: unknown } | undefined)?.name === 'ClientDisconnected') generation.originalLeft();
-      else if (!payment.broadcasted) upstream.abort(signal.reason);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    this.live.set(payment.replayKey, { fingerprint: start.fingerprint, generation, receiptPath: payment.receiptPath });
-    this.background.run('paid generation', () =>
-      this.conclude(generation, start).finally(() => {
-        clearTimeout(cap);
-        ended();
-        signal.removeEventListener('abort', onAbort);
-        this.live.delete(payment.replayKey);
-      }),
-    );
+  /** The call is over (no answer began, or its generation concluded): it is forgotten. */
+  close(call: PaidCall): void {
+    call.dispose();
+    // A released payment may already be retried under the same key: only this call is forgotten.
+    if (this.calls.get(call.payment.replayKey) === call) this.calls.delete(call.payment.replayKey);
+  }
+
+  /** Produces the answer from `source` (an upstream stream, or a cached answer's chunks), detached from the client; closes the call when it is over. */
+  start(call: PaidCall, source: AsyncIterable<ChatCompletionChunk>, start: PaidStart): PaidGeneration {
+    const generation = new PaidGeneration(source, { payment: call.payment, modelId: start.candidate.model.id, upstream: call.upstream, onBroadcast: start.suspendTimeout });
+    call.attach(generation, start.fingerprint, this.config.http.streamMaxMs);
+    this.background.run('paid generation', () => this.conclude(call, generation, start).finally(() => this.close(call)));
     return generation;
   }
 
@@ -93,24 +78,24 @@ export class PaidGenerations implements BeforeApplicationShutdown {
    * of it and the resend is the same request: the generation still running, or the kept answer.
    */
   async redeliver(replayKey: string, fingerprint: string): Promise<Redelivery | null> {
-    const running = this.live.get(replayKey);
-    if (running) {
-      const { generation } = running;
-      return running.fingerprint === fingerprint && generation.originalGone ? { kind: 'live', generation, receiptPath: running.receiptPath } : null;
+    const call = this.calls.get(replayKey);
+    const running = call?.running;
+    if (call && running) {
+      return running.fingerprint === fingerprint && running.generation.originalGone ? { kind: 'live', generation: running.generation, receiptPath: call.payment.receiptPath } : null;
     }
     const kept = await this.redelivery.find(replayKey);
     return kept && kept.fingerprint === fingerprint ? { kind: 'kept', completion: kept.completion, whole: kept.whole, receiptPath: kept.receiptPath } : null;
   }
 
-  private async conclude(generation: PaidGeneration, start: PaidStart): Promise<void> {
+  private async conclude(call: PaidCall, generation: PaidGeneration, start: PaidStart): Promise<void> {
     const end = await generation.ended;
     if (end.kind === 'error') return;
-    // The client has stopped reading, or its connection closed (whatever its reader did).
-    await Promise.race([generation.originalFinished, aborted(start.signal)]);
-    const { payment } = start;
+    // The client has stopped reading, or left (whatever its reader was doing).
+    await generation.originalFinished;
+    const { payment } = call;
     await payment.recordDelivery(generation.delivery(end));
     const paid = end.settlement.status !== 'failed';
-    this.record(start, end);
+    this.record(payment, start, end);
     if (paid && generation.originalReceived !== 'all') {
       // The payment stays "used" as long as its answer is kept, or a resend would meet the chain checks instead.
       await payment.holdFor(this.config.settlement.redeliveryTtlMs);
@@ -122,17 +107,17 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     }
   }
 
-  private record(start: PaidStart, end: Extract<GenerationEnd, { kind: 'answer' }>): void {
+  private record(payment: AcceptedPayment, start: PaidStart, end: Extract<GenerationEnd, { kind: 'answer' }>): void {
     const { usage } = end.completion;
     this.background.run('spend log', () =>
       this.spendLog.record({
         requestId: start.requestId,
-        payerWallet: start.payment.payer,
+        payerWallet: payment.payer,
         model: start.candidate.model.id,
         provider: start.candidate.model.provider,
         tokensIn: usage?.prompt_tokens ?? start.inputTokens,
         tokensOut: usage?.completion_tokens ?? 0,
-        amountChargedAtomic: end.settlement.status === 'failed' ? 0n : start.payment.amountPaid,
+        amountChargedAtomic: end.settlement.status === 'failed' ? 0n : payment.amountPaid,
         createdAt: new Date(),
       }),
     );
@@ -148,13 +133,9 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     while (this.calls.size > 0 && Date.now() < deadline) await sleep(50);
     if (this.calls.size === 0) return;
     this.logger.warn({ calls: this.calls.size }, 'shutdown: stopping paid calls that did not finish in the grace period');
-    for (const { payment, upstream } of this.calls) {
-      upstream.abort(new GatewayError('service_unavailable', payment.broadcasted ? 'the gateway is shutting down' : 'the gateway is shutting down; the payment was not used, retry shortly'));
+    for (const call of this.calls.values()) {
+      call.stop(new GatewayError('service_unavailable', call.payment.broadcasted ? 'the gateway is shutting down' : 'the gateway is shutting down; the payment was not used, retry shortly'));
     }
     await sleep(SHUTDOWN_MARGIN_MS / 2);
   }
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }

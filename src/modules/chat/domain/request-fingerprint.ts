@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ChatRequest } from './chat-request';
 
 /**
- * What identifies a resend of the same request for redelivery (ARCHITECTURE.md section 3): the
+ * What identifies a resend of the same request for redelivery (docs/decisions.md): the
  * SHA-256 of the canonical body (object keys sorted at every depth) without `stream` and
  * `stream_options`, so the answer can be asked again as JSON or as a stream.
  */

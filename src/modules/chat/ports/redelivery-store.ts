@@ -13,7 +13,7 @@ export interface KeptAnswer {
 }
 
 /**
- * Redelivery (ARCHITECTURE.md section 3), keyed by the payment's replay key, for
+ * Redelivery (docs/decisions.md, "Departing clients and redelivery"), keyed by the payment's replay key, for
  * GW_REDELIVERY_TTL_SECS: in Redis when configured (any replica can answer the resend), else in
  * memory bounded in bytes. Fails soft: a store that cannot answer has nothing kept.
  */

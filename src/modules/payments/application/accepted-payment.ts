@@ -15,7 +15,6 @@ import type { ReceiptOutbox } from './receipt-outbox';
 export interface Settlement {
   /** `pending`: sent but not confirmed in the window; the reconciler finishes the receipt. */
   status: 'settled' | 'failed' | 'pending';
-  transactionSignature: string;
   /** The standard x402 `PAYMENT-RESPONSE` header value, once settled. */
   paymentResponse: string | null;
 }
@@ -33,7 +32,7 @@ export interface PaymentCollaborators {
 }
 
 /**
- * A verified, claimed payment and its settlement lifecycle (ARCHITECTURE.md section 3): `release`
+ * A verified, claimed payment and its settlement lifecycle (docs/decisions.md, "Money moves exactly once"): `release`
  * gives it back uncharged while it was never broadcast; `broadcast` hands it to the chain (at the
  * first content of the answer, or before serving a tool), after which nothing un-charges it;
  * `settled` is the confirmation. The receipt records every step; a write that fails is retried by
@@ -104,7 +103,7 @@ export class AcceptedPayment {
       this.deps.logger.error({ err, receipt: this.receiptId }, 'could not record the broadcast; the payment is not sent');
       return this.refused('receipt storage unavailable', paymentErrors.receiptsUnavailable());
     }
-    const sent = await this.deps.chain.send(prepared.signedTransaction);
+    const sent = await this.deps.chain.send(prepared);
     if (sent.kind === 'rejected') return this.refused(sent.detail, paymentErrors.settlementFailed(this.receiptPath));
     if (sent.kind === 'on-chain' && !this.receipt) {
       // No durable claim: a payment the payer broadcast itself may have paid another request already.
@@ -124,8 +123,9 @@ export class AcceptedPayment {
   }
 
   /** Records what the payer received, once the request has ended. */
-  recordDelivery(delivery: Delivery): Promise<void> {
-    return this.record('delivery', () => this.deps.receipts?.recordDelivery(this.receiptId, delivery));
+  async recordDelivery(delivery: Delivery): Promise<void> {
+    const { receipts } = this.deps;
+    if (receipts) await this.deps.outbox.write(`receipt ${this.receiptId}: delivery`, () => receipts.recordDelivery(this.receiptId, delivery));
   }
 
   /** Keeps the payment counted as used for `ttlMs` more: its answer is kept for a resend that long. */
@@ -155,7 +155,6 @@ export class AcceptedPayment {
       await this.complete({ status: 'settled', amountChargedAtomic: this.transfer.amount, settledAt: new Date(), transactionSignature: signature, ...model });
       return {
         status: 'settled',
-        transactionSignature: signature,
         paymentResponse: encodePaymentResponseHeader({ success: true, transaction: signature, network: this.deps.network, payer: this.transfer.payer }),
       };
     }
@@ -163,12 +162,12 @@ export class AcceptedPayment {
       // It landed with an error: the fee was paid, the funds did not move.
       this.deps.logger.error({ signature, receipt: this.receiptId }, 'payment landed with an error: not paid');
       await this.complete({ status: 'failed', amountChargedAtomic: 0n, settledAt: null, transactionSignature: signature, ...model });
-      return { status: 'failed', transactionSignature: signature, paymentResponse: null };
+      return { status: 'failed', paymentResponse: null };
     }
     // The gateway, never the payer, takes the risk of a slow chain: the answer goes out, the receipt stays pending.
     this.deps.metrics.settlement('unconfirmed');
     this.deps.logger.warn({ signature, receipt: this.receiptId }, 'payment not confirmed in the window; left pending for the reconciler');
-    return { status: 'pending', transactionSignature: signature, paymentResponse: null };
+    return { status: 'pending', paymentResponse: null };
   }
 
   private async unlockSource(): Promise<void> {
@@ -187,10 +186,5 @@ export class AcceptedPayment {
   private async followed(outcome: ReceiptOutcome): Promise<void> {
     this.deps.metrics.settlement(outcome.status);
     await this.deps.budgets.follow(this.receiptId, outcome.status).catch((err: unknown) => this.deps.logger.error({ err, receipt: this.receiptId }, 'budget reservation could not follow its receipt'));
-  }
-
-  private record(what: string, write: () => Promise<unknown> | undefined): Promise<void> {
-    if (!this.deps.receipts) return Promise.resolve();
-    return this.deps.outbox.write(`receipt ${this.receiptId}: ${what}`, async () => write());
   }
 }

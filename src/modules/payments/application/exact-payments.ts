@@ -8,9 +8,8 @@ import { paymentErrors } from '../domain/payment-errors';
 import type { Receipt } from '../domain/receipt';
 import { PaymentChain } from '../ports/payment-chain';
 import { NONCE_REPLAY_TTL_MS, REPLAY_TTL_MS, ReplayStore, ReplayStoreFull } from '../ports/replay-store';
-import { ReceiptStore } from '../ports/receipt-store';
+import { PaymentAlreadyHeld, ReceiptStore } from '../ports/receipt-store';
 import { BudgetReservations } from '../ports/budget-reservations';
-import { PaymentAlreadyHeld } from '../ports/receipt-store';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { AcceptedPayment, type PaymentCollaborators } from './accepted-payment';
 import { ReceiptOutbox } from './receipt-outbox';
@@ -43,10 +42,10 @@ export interface PaymentContext {
 const SOURCE_LOCK_MS = 10 * 60 * 1000;
 
 /**
- * The `exact` scheme up to the point of serving (ARCHITECTURE.md section 3, in its order): header
+ * The `exact` scheme up to the point of serving (docs/decisions.md, "Order of checks"): header
  * size, decode, resource and `accepted` against the challenge, scheme against payload, the
- * transaction's own checks, replay look-up, the paid rate limit (keyed on the wallet whose
- * signature just verified), blockhash, simulation, the atomic replay claim, the budget
+ * transaction's own checks, the payment-attempt limit per client address, replay look-up, the
+ * paid rate limit (keyed on the wallet whose signature just verified), blockhash, simulation, the atomic replay claim, the budget
  * reservation, the pending receipt (the durable claim). Callable without HTTP: chat, tools and
  * the A2A adapter share it. When to broadcast is the caller's policy (`AcceptedPayment.broadcast`).
  */

@@ -6,7 +6,7 @@ import type { AppLogger } from '../../../logging/app-logger';
 import type { BroadcastRecord, Delivery, Receipt, ReceiptOutcome, ReceiptStatus } from '../domain/receipt';
 import { BudgetReservations } from '../ports/budget-reservations';
 import { Leases } from '../ports/leases';
-import { PaymentChain, type ChainStatus, type SendOutcome, type TransactionLife } from '../ports/payment-chain';
+import { PaymentChain, type ChainStatus, type PreparedTransaction, type SendOutcome, type TransactionLife } from '../ports/payment-chain';
 import { ReceiptStore, type ReceiptCursor } from '../ports/receipt-store';
 import { PaymentMetrics } from './payment-metrics';
 import { ReceiptOutbox } from './receipt-outbox';
@@ -26,7 +26,7 @@ class ScriptedChain extends PaymentChain {
   verifyTransfer(): never {
     throw new Error('not used');
   }
-  prepare(signedTransaction: string): { signedTransaction: string; signature: string } {
+  prepare(signedTransaction: string): PreparedTransaction {
     return { signedTransaction, signature: `sig-of-${signedTransaction}` };
   }
   simulate(): never {
@@ -38,7 +38,7 @@ class ScriptedChain extends PaymentChain {
   blockhashValid(): Promise<boolean> {
     return this.reachable ? Promise.resolve(this.blockhashLive) : Promise.reject(new Error('rpc down'));
   }
-  send(signedTransaction: string): Promise<SendOutcome> {
+  send({ signedTransaction }: PreparedTransaction): Promise<SendOutcome> {
     this.sent.push(signedTransaction);
     return Promise.resolve({ kind: 'sent' });
   }

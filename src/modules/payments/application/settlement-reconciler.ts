@@ -15,7 +15,7 @@ const LEASE = 'settlement-reconciler';
 const BATCH = 200;
 
 /**
- * Finishes every `pending` receipt (ARCHITECTURE.md section 3), on a lease so one replica runs it:
+ * Finishes every `pending` receipt (docs/decisions.md, "The durable claim, receipts and the reconciler"), on a lease so one replica runs it:
  * a landed transaction is `settled` (or `failed` when it landed with an error); one not found is
  * rebroadcast, identical bytes, while its blockhash lives; once the blockhash has expired and a
  * second history search still finds nothing it is `failed` if it was broadcast, else `not_charged`.
@@ -91,13 +91,15 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
   }
 
   private async reconcile(receipt: Receipt): Promise<void> {
-    // The id it was (or would have been) sent under: a sponsored payment's is our own deterministic
-    // co-signature, the same whether or not the broadcast bytes were recorded.
-    const life = this.chain.life(this.chain.prepare(receipt.signedTransaction)?.signedTransaction ?? receipt.signedTransaction);
+    // The bytes it was (or would have been) sent as: a sponsored payment's id is our own
+    // deterministic co-signature, the same whether or not the broadcast bytes were recorded.
+    const prepared = this.chain.prepare(receipt.signedTransaction);
+    if (!prepared) throw new Error('its fee payer key cannot sign');
+    const life = this.chain.life(prepared.signedTransaction);
     if (await this.concluded(receipt, await this.chain.status(life.signature), life.signature)) return;
     if (await this.chain.blockhashValid(life)) {
       // Never broadcast: the request may have ended before its answer began, so it is not ours to send.
-      if (receipt.broadcastAt) await this.chain.send(receipt.signedTransaction);
+      if (receipt.broadcastAt) await this.chain.send(prepared);
       return;
     }
     // Expired: it may still have landed between the two look-ups.

@@ -1,4 +1,4 @@
-/** Spec 2.10 and ARCHITECTURE.md section 3: what a payment left behind. Amounts are atomic USDC. */
+/** Spec 2.10 and docs/decisions.md (receipts): what a payment left behind. Amounts are atomic USDC. */
 export type ReceiptStatus = 'pending' | 'settled' | 'failed' | 'not_charged';
 
 /**

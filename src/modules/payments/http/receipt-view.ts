@@ -1,7 +1,7 @@
 import { formatUsdc } from '../../billing/domain/atomic-usdc';
 import type { Delivery, Receipt, ReceiptStatus } from '../domain/receipt';
 
-/** A receipt on the wire (ARCHITECTURE.md section 3): snake_case, atomic amounts as integer strings. */
+/** A receipt on the wire (spec 2.10, docs/decisions.md): snake_case, atomic amounts as integer strings. */
 export interface ReceiptView {
   id: string;
   object: 'receipt';

@@ -57,7 +57,7 @@ export abstract class PaymentChain {
   abstract prepare(transactionBase64: string): PreparedTransaction | null;
 
   /** Sends prepared bytes once, with preflight, and without the node retrying on its own. */
-  abstract send(signedTransaction: string): Promise<SendOutcome>;
+  abstract send(prepared: PreparedTransaction): Promise<SendOutcome>;
 
   /** Waits up to `timeoutMs` for the transaction to reach `confirmed` or to land with an error. */
   abstract confirm(signature: string, timeoutMs: number): Promise<ConfirmOutcome>;
