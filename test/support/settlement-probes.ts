@@ -139,9 +139,10 @@ export async function receiptWhen(gateway: RunningGateway, path: string | null, 
   }
 }
 
-/** The receipt an answer names (`raw`: its body), read until it is no longer pending (3 s at most). */
+/** The receipt an answer names (`raw`: its body), read until it is final, with its delivery once settled (3 s at most). */
 export function finalReceipt(gateway: RunningGateway, res: Response, raw: string): Promise<ReceiptView> {
-  return receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending', 3_000);
+  // A settled receipt's delivery is written as its request ends, just after the answer went out.
+  return receiptWhen(gateway, receiptPathOf(res, raw), (r) => r.status !== 'pending' && (r.status !== 'settled' || r.delivery !== null), 3_000);
 }
 
 /** One receipt as read so far by `readReceiptsUntil`. */

@@ -110,15 +110,10 @@ export class SolanaPaymentChain extends PaymentChain {
   }
 
   async send({ signedTransaction, signature }: PreparedTransaction): Promise<SendOutcome> {
-    let statusKnown = true;
-    try {
-      // The payer may have broadcast its own payment: then it is not ours to send again. Its
-      // blockhash was checked live at acceptance, so the node's recent statuses cover it: no history search.
-      const [earlier] = (await this.connection.getSignatureStatuses([signature])).value;
-      if (earlier) return { kind: 'on-chain' };
-    } catch {
-      statusKnown = false;
-    }
+    // The payer may have broadcast its own payment: then it is not ours to send again. The node's
+    // recent statuses answer fast; the history is searched only when the node refuses the send.
+    const seenBefore = await this.onChain(signature, false).catch(() => null);
+    if (seenBefore === true) return { kind: 'on-chain' };
     try {
       // With preflight: a transfer that would fail is refused here, and the fee payer pays nothing.
       await this.connection.sendRawTransaction(Buffer.from(signedTransaction, 'base64'), { skipPreflight: false, preflightCommitment: COMMITMENT, maxRetries: 0 });
@@ -126,13 +121,23 @@ export class SolanaPaymentChain extends PaymentChain {
     } catch (err) {
       // Processed meanwhile: the payer's own copy landed between the look-up and the send.
       if (err instanceof SendTransactionError && ALREADY_PROCESSED.test(err.message)) return { kind: 'on-chain' };
-      // Any other refusal proves nothing landed only when the look-up said it was not on chain before.
-      if (err instanceof SendTransactionError && statusKnown) {
-        this.restIfFeePayerAtFault(signedTransaction, err.message);
-        return { kind: 'rejected', detail: err.message };
+      // Any other refusal proves nothing landed only when it is not on chain, history included (a
+      // copy the payer sent may have left the recent statuses, its blockhash expiring since).
+      if (err instanceof SendTransactionError && seenBefore === false) {
+        const landed = await this.onChain(signature, true).catch(() => null);
+        if (landed === true) return { kind: 'on-chain' };
+        if (landed === false) {
+          this.restIfFeePayerAtFault(signedTransaction, err.message);
+          return { kind: 'rejected', detail: err.message };
+        }
       }
       return { kind: 'unknown', detail: errorMessage(err) };
     }
+  }
+
+  private async onChain(signature: string, searchTransactionHistory: boolean): Promise<boolean> {
+    const [status] = (await this.connection.getSignatureStatuses([signature], { searchTransactionHistory })).value;
+    return status !== null;
   }
 
   async confirm(signature: string, timeoutMs: number): Promise<ConfirmOutcome> {

@@ -142,6 +142,7 @@ export class ChatCompletions {
     };
     if (payment.receiptPath) headers['X-Gw-Receipt'] = payment.receiptPath;
 
+    const fingerprint = requestFingerprint(plan.request);
     const call = this.generations.open(payment, caller.signal);
     let answer: PaidSource;
     try {
@@ -156,7 +157,7 @@ export class ChatCompletions {
       candidate,
       requestId: caller.requestId,
       suspendTimeout: caller.suspendTimeout,
-      fingerprint: requestFingerprint(plan.request),
+      fingerprint,
       cacheable,
       inputTokens: plan.inputTokens,
     });
