@@ -105,6 +105,11 @@ export class Localnet {
     return this.chain.svm.getBalance(toPublicKey(wallet)) ?? 0n;
   }
 
+  /** The current slot, which is also the block height here (every slot is one block). */
+  get slot(): number {
+    return this.chain.slot;
+  }
+
   advanceSlots(count = 1): void {
     this.chain.advanceSlots(count);
   }

@@ -33,6 +33,24 @@ export interface SettlementConfig {
   redeliveryTtlMs: number;
   /** How long a replica holds the reconciler's lease without renewing it. */
   leaseTtlMs: number;
+  /** A payment whose blockhash has less life left than this is refused at acceptance. */
+  minBlockhashLifeMs: number;
+  /** Between two polls of the blockhash tracker. */
+  blockhashPollMs: number;
+}
+
+/** Bounds on the network fees the gateway pays for sponsored payments (the `GW_SPONSOR_` variables). */
+export interface SponsorshipConfig {
+  /** Priority fee sponsored per payment, on top of the base fees. */
+  maxPriorityLamports: bigint;
+  /** Sponsored per window for all payers together; past it quotes stop advertising a fee payer. */
+  lamportsPerWindow: bigint;
+  /** Sponsored per window for one payer wallet, and for one client address. */
+  walletLamportsPerWindow: bigint;
+  /** Quotes below this (atomic USDC) are not sponsored. */
+  minQuoteAtomic: bigint;
+  /** The window the hourly bounds count in (GW_SPONSOR_WINDOW_SECS, an hour; shortened by tests). */
+  windowMs: number;
 }
 
 export interface SolanaConfig {
@@ -83,6 +101,7 @@ export abstract class GatewayConfig {
   abstract readonly limits: LimitsConfig;
   abstract readonly upstream: UpstreamConfig;
   abstract readonly settlement: SettlementConfig;
+  abstract readonly sponsorship: SponsorshipConfig;
   /** Key of the HMAC that signs `x-gw-session` tokens (GW_SESSION_SECRET, or random per process). */
   abstract readonly sessionSecret: Secret<Uint8Array>;
   /** Models, aliases and profiles: catalog/catalog.json, or GW_CATALOG_FILE. */

@@ -36,7 +36,9 @@ describe('loadConfig', () => {
       streamMaxMs: 600_000,
       shutdownGraceMs: 10_000,
     });
-    expect(config.settlement).toEqual({ confirmMs: 30_000, reconcileIntervalMs: 15_000, redeliveryTtlMs: 600_000, leaseTtlMs: 30_000 });
+    expect(config.settlement).toEqual({ confirmMs: 30_000, reconcileIntervalMs: 15_000, redeliveryTtlMs: 600_000, leaseTtlMs: 30_000, minBlockhashLifeMs: 20_000, blockhashPollMs: 2_000 });
+    // ARCHITECTURE.md section 4's table: the minimum sponsored quote defaults to 0 (docs/decisions.md, "Bounded sponsorship").
+    expect(config.sponsorship).toEqual({ maxPriorityLamports: 10_000n, lamportsPerWindow: 100_000_000n, walletLamportsPerWindow: 10_000_000n, minQuoteAtomic: 0n, windowMs: 3_600_000 });
     expect(config.limits).toEqual({ rateLimitMax: 60, freeTierRateLimit: 5, freeTierGlobalRpm: 12, cacheTtlSecs: 600 });
     expect(config.storage).toEqual({ kind: 'pglite', dataDir: config.dataDir });
     expect(config.redisUrl).toBeNull();
@@ -84,6 +86,13 @@ describe('loadConfig', () => {
       GW_RECONCILE_INTERVAL_SECS: '2',
       GW_REDELIVERY_TTL_SECS: '60',
       GW_LEASE_TTL_SECS: '10',
+      GW_MIN_BLOCKHASH_LIFE_SECS: '30',
+      GW_BLOCKHASH_POLL_MS: '500',
+      GW_SPONSOR_MAX_PRIORITY_LAMPORTS: '5000',
+      GW_SPONSOR_LAMPORTS_PER_HOUR: '2000000',
+      GW_SPONSOR_WALLET_LAMPORTS_PER_HOUR: '200000',
+      GW_SPONSOR_MIN_ATOMIC: '1000',
+      GW_SPONSOR_WINDOW_SECS: '60',
       GW_LOG_LEVEL: 'debug',
     });
     expect(config.http).toEqual({
@@ -95,7 +104,8 @@ describe('loadConfig', () => {
       streamMaxMs: 90_000,
       shutdownGraceMs: 3000,
     });
-    expect(config.settlement).toEqual({ confirmMs: 4000, reconcileIntervalMs: 2000, redeliveryTtlMs: 60_000, leaseTtlMs: 10_000 });
+    expect(config.settlement).toEqual({ confirmMs: 4000, reconcileIntervalMs: 2000, redeliveryTtlMs: 60_000, leaseTtlMs: 10_000, minBlockhashLifeMs: 30_000, blockhashPollMs: 500 });
+    expect(config.sponsorship).toEqual({ maxPriorityLamports: 5_000n, lamportsPerWindow: 2_000_000n, walletLamportsPerWindow: 200_000n, minQuoteAtomic: 1_000n, windowMs: 60_000 });
     expect(config.storage.kind).toBe('postgres');
     expect(config.redisUrl?.reveal()).toBe('redis://cache:6379');
     expect(config.adminToken?.reveal()).toBe('a-long-admin-token-value');
@@ -195,7 +205,8 @@ describe('loadConfig', () => {
   it('never shows secrets when the configuration is logged or serialised', () => {
     const key = bs58.encode(Keypair.generate().secretKey);
     const { config } = loadConfig({ ...base(), OPENAI_API_KEY: 'sk-secret-openai', GW_ADMIN_TOKEN: 'admin-secret-token-1234', GW_FEE_PAYER_KEYS: key, DATABASE_URL: 'postgres://u:dbpass@h/db', REDIS_URL: 'redis://:redispass@h' });
-    for (const text of [JSON.stringify(config), inspect(config, { depth: 10 }), String(config.adminToken)]) {
+    const json = JSON.stringify(config, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+    for (const text of [json, inspect(config, { depth: 10 }), String(config.adminToken)]) {
       for (const secret of ['sk-secret-openai', 'admin-secret-token-1234', key, 'dbpass', 'redispass']) expect(text).not.toContain(secret);
     }
   });

@@ -93,6 +93,7 @@ describe('operator endpoints with a token, chain RPC up, no storage', () => {
           redis: 'not_configured',
           solana_rpc: 'connected',
           providers: { openai: 'connected', anthropic: 'not_configured', google: 'not_configured', xai: 'not_configured', deepseek: 'not_configured', nvidia: 'not_configured' },
+          fee_sponsorship: expect.stringMatching(/^(ok|not_configured)$/),
         },
       },
     });

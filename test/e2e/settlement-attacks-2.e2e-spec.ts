@@ -251,13 +251,14 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     expect({ servedAtMostFour: served <= 4, limited: statuses.includes(429), statuses }).toEqual({ servedAtMostFour: true, limited: true, statuses: expect.any(Array) });
   }, 15_000);
 
-  it('JSON payments from one token account whose balance covers one: one answer, charged once (the other provider calls cost the gateway until in-flight exposure per source exists)', async () => {
+  it('JSON payments from one token account whose balance covers one: one answer, charged once, the others 429 before any provider call', async () => {
     const gateway = await gatewayWith();
     const body = chatBody({ messages: [{ role: 'user', content: 'Say hello to my five friends' }] });
     const { header, amount } = await quote(gateway, body);
     const payer = fundedPayer(world, amount); // enough for one answer
     const payments = Array.from({ length: 5 }, () => specPaymentHeader(world, header, { payer }));
     const before = snapshot(world, payer);
+    const calls = suite.providerRequests();
     world.upstreams.openai.setDefault({ kind: 'reply', firstByteDelayMs: 300 });
 
     const answers = await Promise.all(payments.map(async (payment) => {
@@ -268,8 +269,9 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     world.upstreams.openai.setDefault({ kind: 'reply' });
     expect(answers.filter((status) => status === 200)).toHaveLength(1);
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
-    // The others end in 500 settlement_failed, unpaid; their provider calls are the gateway's cost.
-    expect(answers.filter((status) => status !== 200).every((status) => status === 500)).toBe(true);
+    // In-flight exposure: the others are refused at acceptance, so no provider works for nothing.
+    expect(answers.filter((status) => status !== 200)).toEqual([429, 429, 429, 429]);
+    expect(suite.providerRequests() - calls).toBe(1);
   }, 15_000);
 
   // ---------------------------------------------------------------------------------------------

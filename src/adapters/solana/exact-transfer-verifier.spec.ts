@@ -86,7 +86,9 @@ describe('verifyExactTransfer', () => {
         layout: 'client-paid',
         recentBlockhash: parties.recentBlockhash,
         nonceAccount: null,
-        computeUnitPrice: 1n,
+        // 20,000 units at 1 micro-lamport each round up to 1 lamport.
+        priorityFeeLamports: 1n,
+        networkFeeLamports: 5_001n,
       });
     });
 
@@ -100,6 +102,8 @@ describe('verifyExactTransfer', () => {
           signature: bs58.encode(transaction.signatures[1]),
           feePayer: parties.gatewayFeePayer.publicKey.toBase58(),
           layout: 'sponsored',
+          // Two signatures: the fee payer's and the payer's.
+          networkFeeLamports: 10_001n,
         }),
       );
     });
@@ -107,11 +111,12 @@ describe('verifyExactTransfer', () => {
 
   it('accepts more than the quote, no compute budget at all, the highest compute price, and memos', () => {
     expect(verify(paymentTransaction(parties, { instructions: [transferChecked(parties, { amount: 5_000n })] }))).toEqual(
-      expect.objectContaining({ amount: 5_000n, computeUnitPrice: null }),
+      expect.objectContaining({ amount: 5_000n, priorityFeeLamports: 0n, networkFeeLamports: 5_000n }),
     );
     const withMemos = [...paymentInstructions(transferChecked(parties), 5_000_000n), memo('3f2a'), memo('order 7')];
     expect(verify(paymentTransaction(parties, { instructions: withMemos, layout: 'sponsored' }))).toEqual(
-      expect.objectContaining({ computeUnitPrice: 5_000_000n }),
+      // 5,000,000 micro-lamports for 20,000 units: what the gateway's sponsorship bound then judges.
+      expect.objectContaining({ priorityFeeLamports: 100_000n, networkFeeLamports: 110_000n }),
     );
   });
 
@@ -190,15 +195,6 @@ describe('verifyExactTransfer', () => {
       'a compute-unit limit above 200,000 (the sponsored fee would grow with it)',
       () => paymentTransaction(parties, { instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: 200_001 }), transferChecked(parties)] }),
       'compute-budget',
-    ],
-    [
-      'a sponsored priority fee above 100,000 lamports (price and limit within their caps)',
-      () =>
-        paymentTransaction(parties, {
-          layout: 'sponsored',
-          instructions: [ComputeBudgetProgram.setComputeUnitLimit({ units: 200_000 }), ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 5_000_000n }), transferChecked(parties)],
-        }),
-      'compute-price',
     ],
     [
       'a compute-unit price without a limit',
@@ -296,7 +292,9 @@ describe('verifyExactTransfer', () => {
         layout: 'sponsored',
         recentBlockhash: localnet.latestBlockhash().blockhash,
         nonceAccount: null,
-        computeUnitPrice: 1n,
+        // 20,000 units at 1 micro-lamport each round up to 1 lamport; the fee payer and the payer sign.
+        priorityFeeLamports: 1n,
+        networkFeeLamports: 10_001n,
       });
     } finally {
       await localnet.close();

@@ -12,12 +12,8 @@ import { USDC_DECIMALS } from '../../modules/billing/domain/atomic-usdc';
 export const MAX_COMPUTE_UNIT_PRICE = 5_000_000n;
 /** A payment needs far less (the x402 client asks for 20,000 units); a price needs an explicit limit. */
 export const MAX_COMPUTE_UNIT_LIMIT = 200_000;
-/**
- * In the sponsored layout the gateway pays the priority fee (price x limit / 10^6 lamports). Price
- * and limit caps alone would let a 1-atomic-unit payment cost the gateway 0.001 SOL; the total is
- * capped at the spec's highest price for the 20,000 units the x402 client asks for.
- */
-export const MAX_SPONSORED_PRIORITY_LAMPORTS = 100_000n;
+/** What the runtime charges per required signature, before any priority fee. */
+const LAMPORTS_PER_SIGNATURE = 5_000n;
 /** SPL Memo (v2), which @x402/svm adds to every payment. Without accounts a memo only logs its text. */
 const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 const SET_COMPUTE_UNIT_LIMIT = 2;
@@ -64,10 +60,8 @@ export function verifyExactTransfer(transactionBase64: string, expectations: Exa
   if (feePayers.owns(payer) || feePayers.owns(source)) throw new PaymentRejection('fee-payer-transfer');
   const feePayer = message.staticAccountKeys[0].toBase58();
   const layout = feePayers.owns(feePayer) ? 'sponsored' : 'client-paid';
-  if (layout === 'sponsored' && computeUnitPrice !== null && computeUnitLimit !== null) {
-    const priorityLamports = (computeUnitPrice * BigInt(computeUnitLimit) + 999_999n) / 1_000_000n;
-    if (priorityLamports > MAX_SPONSORED_PRIORITY_LAMPORTS) throw new PaymentRejection('compute-price', `${priorityLamports} lamports of priority fee`);
-  }
+  // A price always comes with a limit (readInstructions), so price x limit is the whole priority fee.
+  const priorityFeeLamports = computeUnitPrice !== null && computeUnitLimit !== null ? (computeUnitPrice * BigInt(computeUnitLimit) + 999_999n) / 1_000_000n : 0n;
   if (layout === 'sponsored' && transfer.source.equals(associatedTokenAccount(mint, feePayer))) throw new PaymentRejection('fee-payer-transfer');
 
   // Client-paid: the payer is account 0 and the only signer. Sponsored: our fee payer is account 0, the payer account 1.
@@ -91,7 +85,8 @@ export function verifyExactTransfer(transactionBase64: string, expectations: Exa
     layout,
     recentBlockhash: message.recentBlockhash,
     nonceAccount: nonce ? nonce.account.toBase58() : null,
-    computeUnitPrice,
+    priorityFeeLamports,
+    networkFeeLamports: LAMPORTS_PER_SIGNATURE * BigInt(message.header.numRequiredSignatures) + priorityFeeLamports,
   };
 }
 

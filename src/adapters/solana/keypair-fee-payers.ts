@@ -38,6 +38,10 @@ export class KeypairFeePayers extends FeePayers {
     return [...this.keys].sort((a, b) => (this.failedAt.get(a.address) ?? 0) - (this.failedAt.get(b.address) ?? 0))[0].address;
   }
 
+  addresses(): readonly string[] {
+    return this.keys.map((key) => key.address);
+  }
+
   owns(address: string): boolean {
     return this.keys.some((key) => key.address === address);
   }

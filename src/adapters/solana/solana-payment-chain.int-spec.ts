@@ -33,6 +33,7 @@ describe('SolanaPaymentChain against the localnet', () => {
   afterEach(() => localnet.close());
 
   const sponsored = () => toBase64(paymentTransaction(parties, { layout: 'sponsored' }));
+  const payerTokenAccount = () => getAssociatedTokenAddressSync(parties.mint, parties.payer.publicKey).toBase58();
 
   describe('blockhashValid', () => {
     it('holds for the current blockhash and no longer once it expired', async () => {
@@ -60,21 +61,34 @@ describe('SolanaPaymentChain against the localnet', () => {
   });
 
   describe('simulate', () => {
-    it("passes a funded payer's sponsored payment, its fee payer slot still empty", async () => {
-      expect(await chain.simulate(sponsored())).toEqual({ ok: true });
+    it("passes a funded payer's sponsored payment, its fee payer slot still empty, and reads the balance it would leave", async () => {
+      expect(await chain.simulate(sponsored(), payerTokenAccount())).toEqual({ ok: true, balanceAfter: 9_000n });
+    });
+
+    it('reads no balance from an account that is not a token account', async () => {
+      expect(await chain.simulate(sponsored(), Keypair.generate().publicKey.toBase58())).toEqual({ ok: true, balanceAfter: null });
     });
 
     it('reports insufficient funds when the payer holds less than the transfer', async () => {
       const tooMuch = paymentTransaction(parties, { layout: 'sponsored', instructions: paymentInstructions(transferChecked(parties, { amount: 10_001n })) });
 
-      expect(await chain.simulate(toBase64(tooMuch))).toEqual({ ok: false, reason: 'insufficient-funds', detail: expect.stringContaining('"Custom":1') });
+      expect(await chain.simulate(toBase64(tooMuch), payerTokenAccount())).toEqual({ ok: false, reason: 'insufficient-funds', detail: expect.stringContaining('"Custom":1') });
     });
 
     it('reports a payer without a token account as a failure', async () => {
       const stranger = paymentTransaction({ ...parties, payer: Keypair.generate() }, { layout: 'sponsored' });
 
-      expect(await chain.simulate(toBase64(stranger))).toEqual({ ok: false, reason: 'failed', detail: '{"InstructionError":[2,"InvalidAccountData"]}' });
+      expect(await chain.simulate(toBase64(stranger), payerTokenAccount())).toEqual({ ok: false, reason: 'failed', detail: '{"InstructionError":[2,"InvalidAccountData"]}' });
     });
+  });
+
+  it("reads the latest blockhash with its last valid height and the block height, and a fee payer's lamports", async () => {
+    localnet.advanceSlots(7);
+    const { blockhash, lastValidBlockHeight } = localnet.latestBlockhash();
+
+    expect(await chain.latestBlockhash()).toEqual({ blockhash, lastValidBlockHeight, blockHeight: 7 });
+    // fundSponsoredPayment gives the fee payer 1 SOL.
+    expect(await chain.lamports(parties.gatewayFeePayer.publicKey.toBase58())).toBe(BigInt(LAMPORTS_PER_SOL));
   });
 
   describe('prepare', () => {
@@ -273,7 +287,8 @@ describe('SolanaPaymentChain against the localnet', () => {
       expect(await unreachable.confirm(prepared.signature, 300)).toBe('unconfirmed');
       expect(Date.now() - started).toBeLessThan(1_500);
       await expect(unreachable.status(prepared.signature)).rejects.toThrow(/solana rpc request failed/);
-      await expect(unreachable.simulate(sponsored())).rejects.toThrow(/solana rpc request failed/);
+      await expect(unreachable.simulate(sponsored(), payerTokenAccount())).rejects.toThrow(/solana rpc request failed/);
+      await expect(unreachable.latestBlockhash()).rejects.toThrow(/solana rpc request failed/);
     });
 
     it('sends while the status look-up fails; a node that already processed it says so, which counts as on chain', async () => {
@@ -331,7 +346,7 @@ describe('SolanaPaymentChain against the localnet', () => {
     const transfer = chain.verifyTransfer(transaction, expectations);
     expect(transfer).toEqual(expect.objectContaining({ layout: 'sponsored', amount: 1_000n }));
     expect(await chain.blockhashValid(transfer)).toBe(true);
-    expect(await chain.simulate(transaction)).toEqual({ ok: true });
+    expect(await chain.simulate(transaction, transfer.source)).toEqual({ ok: true, balanceAfter: expect.any(BigInt) });
     const prepared = chain.prepare(transaction)!;
     expect(chain.life(prepared.signedTransaction)).toEqual({ signature: prepared.signature, recentBlockhash: transfer.recentBlockhash, nonceAccount: null });
     expect(await chain.send(prepared)).toEqual({ kind: 'sent' });

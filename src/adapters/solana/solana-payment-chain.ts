@@ -16,6 +16,7 @@ import type { ExactExpectations, VerifiedTransfer } from '../../modules/payments
 import type { FeePayers } from '../../modules/payments/ports/fee-payers';
 import {
   PaymentChain,
+  type BlockhashView,
   type ChainStatus,
   type ConfirmOutcome,
   type PreparedTransaction,
@@ -37,6 +38,7 @@ export interface SettlementTiming {
 const DEFAULT_TIMING: SettlementTiming = { rpcTimeoutMs: 5_000, pollIntervalMs: 250 };
 // The x402 client takes its blockhash at `confirmed`; checking at `finalized` would refuse fresh ones.
 const COMMITMENT: Commitment = 'confirmed';
+const TOKEN_AMOUNT_OFFSET = 64;
 /** SPL Token's TokenError::InsufficientFunds. */
 const TOKEN_INSUFFICIENT_FUNDS = 1;
 /** nonce::state::State::Initialized, the u32 after the version in a nonce account. */
@@ -77,7 +79,7 @@ export class SolanaPaymentChain extends PaymentChain {
     return NonceAccount.fromAccountData(account.data).nonce === recentBlockhash;
   }
 
-  async simulate(transactionBase64: string): Promise<SimulationOutcome> {
+  async simulate(transactionBase64: string, watchTokenAccount: string): Promise<SimulationOutcome> {
     let transaction: VersionedTransaction;
     try {
       ({ transaction } = decodePaymentTransaction(transactionBase64));
@@ -86,16 +88,30 @@ export class SolanaPaymentChain extends PaymentChain {
     }
     let simulation: Awaited<ReturnType<Connection['simulateTransaction']>>;
     try {
-      simulation = await this.connection.simulateTransaction(transaction, { sigVerify: false, replaceRecentBlockhash: false, commitment: COMMITMENT });
+      simulation = await this.connection.simulateTransaction(transaction, {
+        sigVerify: false,
+        replaceRecentBlockhash: false,
+        commitment: COMMITMENT,
+        accounts: { encoding: 'base64', addresses: [watchTokenAccount] },
+      });
     } catch (err) {
       // The node refusing this transaction is a verdict on it; any other failure is the RPC's.
       if (err instanceof Error && err.message.startsWith(SIMULATION_REFUSED)) return { ok: false, reason: 'failed', detail: err.message };
       throw err;
     }
-    const { err, logs } = simulation.value;
-    if (err === null) return { ok: true };
+    const { err, logs, accounts } = simulation.value;
+    if (err === null) return { ok: true, balanceAfter: tokenAmount(accounts?.[0]?.data) };
     const insufficient = isTokenInsufficientFunds(transaction, err) || (logs ?? []).some((line) => /insufficient funds/i.test(line));
     return { ok: false, reason: insufficient ? 'insufficient-funds' : 'failed', detail: JSON.stringify(err) };
+  }
+
+  async latestBlockhash(): Promise<BlockhashView> {
+    const [latest, blockHeight] = await Promise.all([this.connection.getLatestBlockhash(COMMITMENT), this.connection.getBlockHeight(COMMITMENT)]);
+    return { ...latest, blockHeight };
+  }
+
+  async lamports(address: string): Promise<bigint> {
+    return BigInt(await this.connection.getBalance(new PublicKey(address), COMMITMENT));
   }
 
   prepare(transactionBase64: string): PreparedTransaction | null {
@@ -186,6 +202,13 @@ function isTokenInsufficientFunds(transaction: VersionedTransaction, err: Transa
   const instruction = transaction.message.compiledInstructions[index];
   const program = instruction && transaction.message.staticAccountKeys[instruction.programIdIndex];
   return cause.Custom === TOKEN_INSUFFICIENT_FUNDS && program !== undefined && program.equals(TOKEN_PROGRAM_ID);
+}
+
+/** The amount of an SPL token account (a u64 after the 32-byte mint and 32-byte owner), from a simulation's base64 account data. */
+function tokenAmount(data: unknown): bigint | null {
+  if (!Array.isArray(data) || typeof data[0] !== 'string') return null;
+  const bytes = Buffer.from(data[0], 'base64');
+  return bytes.length >= TOKEN_AMOUNT_OFFSET + 8 ? bytes.readBigUInt64LE(TOKEN_AMOUNT_OFFSET) : null;
 }
 
 function errorMessage(err: unknown): string {

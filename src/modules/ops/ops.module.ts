@@ -4,6 +4,7 @@ import { Database } from '../../adapters/postgres/database';
 import { RedisConnection } from '../../adapters/redis/redis-connection';
 import { SolanaRpcProbe } from '../../adapters/solana/solana-rpc-probe';
 import { GatewayConfig } from '../../config/gateway-config';
+import { PaymentsModule } from '../payments/payments.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { HealthService, PROBE_TIMEOUT_MS } from './application/health.service';
 import { HealthController } from './http/health.controller';
@@ -12,7 +13,7 @@ import { HealthProbes } from './ports/dependency-probe';
 
 /** Health, readiness and metrics for operators. */
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false }), ProvidersModule],
+  imports: [TerminusModule.forRoot({ logger: false }), ProvidersModule, PaymentsModule],
   controllers: [HealthController, MetricsController],
   providers: [
     HealthService,

@@ -17,6 +17,15 @@ import { ReplayStore } from './ports/replay-store';
 import { BudgetReservations, UnlimitedBudgets } from './ports/budget-reservations';
 import { ReceiptOutbox } from './application/receipt-outbox';
 import { SettlementReconciler } from './application/settlement-reconciler';
+import { MemoryExposureLedger } from '../../adapters/memory/memory-exposure-ledger';
+import { MemorySponsorshipLedger } from '../../adapters/memory/memory-sponsorship-ledger';
+import { RedisExposureLedger } from '../../adapters/redis/redis-exposure-ledger';
+import { RedisSponsorshipLedger } from '../../adapters/redis/redis-sponsorship-ledger';
+import { BlockhashTracker } from './application/blockhash-tracker';
+import { FeeSponsorship } from './application/fee-sponsorship';
+import { SourceExposure } from './application/source-exposure';
+import { ExposureLedger } from './ports/exposure-ledger';
+import { SponsorshipLedger } from './ports/sponsorship-ledger';
 
 /** x402 `exact`: challenges, verification, replay protection, settlement, receipts and the paid rate limit. */
 @Module({
@@ -34,10 +43,23 @@ import { SettlementReconciler } from './application/settlement-reconciler';
       useFactory: (redis?: RedisConnection) => (redis ? new RedisReplayStore(redis.client, new MemoryReplayStore()) : new MemoryReplayStore()),
       inject: [{ token: RedisConnection, optional: true }],
     },
+    {
+      provide: ExposureLedger,
+      useFactory: (redis?: RedisConnection) => (redis ? new RedisExposureLedger(redis.client, new MemoryExposureLedger()) : new MemoryExposureLedger()),
+      inject: [{ token: RedisConnection, optional: true }],
+    },
+    {
+      provide: SponsorshipLedger,
+      useFactory: (redis?: RedisConnection) => (redis ? new RedisSponsorshipLedger(redis.client, new MemorySponsorshipLedger()) : new MemorySponsorshipLedger()),
+      inject: [{ token: RedisConnection, optional: true }],
+    },
+    BlockhashTracker,
+    SourceExposure,
+    FeeSponsorship,
     { provide: BudgetReservations, useClass: UnlimitedBudgets },
     ReceiptOutbox,
     SettlementReconciler,
   ],
-  exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeePayers],
+  exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeePayers, FeeSponsorship],
 })
 export class PaymentsModule {}

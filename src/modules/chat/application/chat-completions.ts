@@ -126,7 +126,7 @@ export class ChatCompletions {
     const verifying = performance.now();
     let payment: AcceptedPayment;
     try {
-      payment = await this.payments.accept(header, { path: CHAT_PATH, quote: quote.total, requestId: caller.requestId, clientAddress: caller.clientAddress, model: plan.candidates[0].model.id, exclusiveSource: plan.request.stream === true });
+      payment = await this.payments.accept(header, { path: CHAT_PATH, quote: quote.total, requestId: caller.requestId, clientAddress: caller.clientAddress, model: plan.candidates[0].model.id });
     } catch (err) {
       if (err instanceof PaymentReplayed) {
         const again = await this.generations.redeliver(err.replayKey, requestFingerprint(plan.request));

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../../errors/gateway-error';
 import type { AcceptedPayment } from '../../payments/application/accepted-payment';
+import { paymentErrors } from '../../payments/domain/payment-errors';
 import { StreamCapReached } from '../domain/stream-cap';
 import type { PaidGeneration } from './paid-generation';
 
@@ -11,7 +12,8 @@ export function clientLeft(signal: AbortSignal): boolean {
 /**
  * One paid upstream call, from its payment's acceptance to the end of its answer, and what may
  * stop it: until the broadcast, the request timeout (its own timer, which outlives the client's
- * connection) or the edge cancelling the request; from the first chunk, the stream cap; shutdown.
+ * connection), the edge cancelling the request, or the payment's blockhash about to expire (its
+ * transfer could no longer land); from the first chunk, the stream cap; shutdown.
  * The client leaving stops nothing: its generation is told, so the answer is kept for it.
  */
 export class PaidCall {
@@ -19,6 +21,7 @@ export class PaidCall {
   private attached: { generation: PaidGeneration; fingerprint: string } | null = null;
   private readonly expiry: NodeJS.Timeout;
   private cap: NodeJS.Timeout | undefined;
+  private readonly unwatch: () => void;
 
   constructor(
     readonly payment: AcceptedPayment,
@@ -26,6 +29,7 @@ export class PaidCall {
     requestTimeoutMs: number,
   ) {
     this.expiry = setTimeout(() => this.stopUnlessBroadcast(new GatewayError('request_timeout', `request exceeded the ${requestTimeoutMs / 1000} s timeout`)), requestTimeoutMs);
+    this.unwatch = payment.whenExpiring(() => this.stopUnlessBroadcast(paymentErrors.expiredBeforeAnswer()));
     if (signal.aborted) this.onAbort();
     else signal.addEventListener('abort', this.onAbort, { once: true });
   }
@@ -50,6 +54,7 @@ export class PaidCall {
   dispose(): void {
     clearTimeout(this.expiry);
     clearTimeout(this.cap);
+    this.unwatch();
     this.signal.removeEventListener('abort', this.onAbort);
   }
 

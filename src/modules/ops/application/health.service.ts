@@ -2,13 +2,14 @@ import { Injectable, ServiceUnavailableException } from '@nestjs/common';
 import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
 import { AppLogger } from '../../../logging/app-logger';
 import { ProviderRegistry } from '../../providers/application/provider-registry';
+import { FeeSponsorship } from '../../payments/application/fee-sponsorship';
 import type { DependencyChecks, DependencyState } from '../domain/health';
 import { DependencyProbe, HealthProbes } from '../ports/dependency-probe';
 
 export const PROBE_TIMEOUT_MS = 2_000;
 const CACHE_MS = 5_000;
 
-type RemoteChecks = Omit<DependencyChecks, 'providers'>;
+type RemoteChecks = Omit<DependencyChecks, 'providers' | 'fee_sponsorship'>;
 type RemoteName = keyof RemoteChecks;
 
 /**
@@ -26,13 +27,16 @@ export class HealthService {
     private readonly terminus: HealthCheckService,
     private readonly indicators: HealthIndicatorService,
     private readonly providers: ProviderRegistry,
+    private readonly sponsorship: FeeSponsorship,
     private readonly logger: AppLogger,
   ) {
     logger.setContext(HealthService.name);
   }
 
   async checks(): Promise<DependencyChecks> {
-    return { ...(await this.remoteChecks()), providers: this.providers.states() };
+    const sponsorship = this.sponsorship.state();
+    const fee_sponsorship = !sponsorship.configured ? 'not_configured' : sponsorship.exhausted ? 'exhausted' : 'ok';
+    return { ...(await this.remoteChecks()), providers: this.providers.states(), fee_sponsorship };
   }
 
   private remoteChecks(): Promise<RemoteChecks> {

@@ -5,6 +5,7 @@ const healthy: DependencyChecks = {
   redis: 'connected',
   solana_rpc: 'connected',
   providers: { openai: 'connected', nvidia: 'not_configured' },
+  fee_sponsorship: 'ok',
 };
 
 describe('health rules', () => {
@@ -17,6 +18,12 @@ describe('health rules', () => {
     expect(overallStatus({ ...healthy, redis: 'error' })).toBe('degraded');
     expect(overallStatus({ ...healthy, solana_rpc: 'error' })).toBe('degraded');
     expect(overallStatus({ ...healthy, providers: { openai: 'error' } })).toBe('degraded');
+  });
+
+  it('is degraded while the sponsored fees of the window are spent, and not for want of fee payers', () => {
+    expect(overallStatus({ ...healthy, fee_sponsorship: 'exhausted' })).toBe('degraded');
+    expect(overallStatus({ ...healthy, fee_sponsorship: 'not_configured' })).toBe('ok');
+    expect(unusableForReadiness({ ...healthy, fee_sponsorship: 'exhausted' })).toEqual([]);
   });
 
   it('is error when configured storage is in error', () => {

@@ -8,6 +8,8 @@ import type { BudgetReservations } from '../ports/budget-reservations';
 import type { PaymentChain } from '../ports/payment-chain';
 import type { ReplayStore } from '../ports/replay-store';
 import type { ReceiptStore } from '../ports/receipt-store';
+import type { BlockhashTracker } from './blockhash-tracker';
+import type { PaymentHold } from './payment-hold';
 import type { PaymentMetrics } from './payment-metrics';
 import type { ReceiptOutbox } from './receipt-outbox';
 
@@ -51,9 +53,10 @@ export class AcceptedPayment {
     readonly receipt: Receipt | null,
     /** The payer wallet's paid rate-limit window, for the response headers. */
     readonly rateLimit: RateDecision,
-    /** The claim on the paying account while this payment is unsettled, if the caller asked for one. */
-    private readonly sourceLock: string | null,
+    /** What it holds until it ends: its source's exposure, its sponsored fee's charge. */
+    private readonly holds: readonly PaymentHold[],
     private readonly deps: PaymentCollaborators,
+    private readonly blockhashes: BlockhashTracker,
   ) {}
 
   get payer(): string {
@@ -76,6 +79,16 @@ export class AcceptedPayment {
   /** `/v1/receipts/<id>`, or null without receipt storage. */
   get receiptPath(): string | null {
     return this.receipt ? `/v1/receipts/${this.receipt.id}` : null;
+  }
+
+  /**
+   * Calls `onExpiring` if the payment's blockhash is about to expire (a durable nonce never is);
+   * the returned function stops watching. A caller waiting for content before the broadcast
+   * releases the payment then, since its transfer could no longer land.
+   */
+  whenExpiring(onExpiring: () => void): () => void {
+    if (this.transfer.nonceAccount !== null) return () => undefined;
+    return this.blockhashes.watch(this.transfer.recentBlockhash, onExpiring);
   }
 
   /** Nothing was broadcast: nothing is charged, and the claim is released so the same payment may be retried. */
@@ -109,7 +122,7 @@ export class AcceptedPayment {
       // No durable claim: a payment the payer broadcast itself may have paid another request already.
       this.phase = 'refused';
       this.deps.metrics.settlement('replayed');
-      await this.unlockSource();
+      await this.releaseHolds();
       throw paymentErrors.replayed(this.transfer.replayKey);
     }
     if (sent.kind === 'unknown') this.deps.logger.warn({ detail: sent.detail, receipt: this.receiptId }, 'payment send outcome unknown; counted as broadcast');
@@ -144,12 +157,13 @@ export class AcceptedPayment {
   /** The receipt says not_charged before the claim goes, so a retry never meets a stale durable claim. */
   private async giveBack(): Promise<void> {
     await this.complete({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null });
-    await Promise.all([this.deps.replay.release(this.transfer.replayKey), this.unlockSource()]);
+    await Promise.all([this.deps.replay.release(this.transfer.replayKey), this.releaseHolds()]);
   }
 
   private async confirm(signature: string, servedModel: string | null): Promise<Settlement> {
     const outcome = await this.deps.chain.confirm(signature, this.deps.confirmMs);
-    await this.unlockSource();
+    // Unconfirmed, the holds stay until they lapse: the transfer may still land.
+    if (outcome !== 'unconfirmed') await Promise.all(this.holds.map((hold) => hold.landed(outcome === 'confirmed')));
     const model = servedModel ? { model: servedModel } : {};
     if (outcome === 'confirmed') {
       await this.complete({ status: 'settled', amountChargedAtomic: this.transfer.amount, settledAt: new Date(), transactionSignature: signature, ...model });
@@ -170,8 +184,8 @@ export class AcceptedPayment {
     return { status: 'pending', paymentResponse: null };
   }
 
-  private async unlockSource(): Promise<void> {
-    if (this.sourceLock) await this.deps.replay.release(this.sourceLock);
+  private async releaseHolds(): Promise<void> {
+    await Promise.all(this.holds.map((hold) => hold.release()));
   }
 
   /** Finishes the receipt; its budget reservation and the metric follow only if this call moved it (the reconciler may have first). */

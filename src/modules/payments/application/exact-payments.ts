@@ -16,6 +16,10 @@ import { ReceiptOutbox } from './receipt-outbox';
 import { PaymentChallenges } from './payment-challenges';
 import { PaymentMetrics } from './payment-metrics';
 import { PaidRateLimit } from './paid-rate-limit';
+import { BlockhashTracker } from './blockhash-tracker';
+import { FeeSponsorship } from './fee-sponsorship';
+import type { PaymentHold } from './payment-hold';
+import { SourceExposure, type BalanceRead } from './source-exposure';
 
 /** Spec 5.1: the header may hold up to 50 KB. */
 export const MAX_PAYMENT_HEADER_BYTES = 50 * 1024;
@@ -30,28 +34,23 @@ export interface PaymentContext {
   clientAddress: string;
   /** The quoted model, for the receipt (null on tools). */
   model: string | null;
-  /**
-   * One unsettled payment at a time from the paying token account. For answers delivered before
-   * they settle (streams): a simulation cannot see payments still in flight, so N transactions
-   * against a balance that covers one would all pass and all be served while only one could land.
-   */
-  exclusiveSource?: boolean;
 }
-
-/** How long a source account stays locked at most: the longest request plus its settlement. */
-const SOURCE_LOCK_MS = 10 * 60 * 1000;
 
 /**
  * The `exact` scheme up to the point of serving (docs/decisions.md, "Order of checks"): header
  * size, decode, resource and `accepted` against the challenge, scheme against payload, the
  * transaction's own checks, the payment-attempt limit per client address, replay look-up, the
- * paid rate limit (keyed on the wallet whose signature just verified), blockhash, simulation, the atomic replay claim, the budget
- * reservation, the pending receipt (the durable claim). Callable without HTTP: chat, tools and
+ * sponsorship bounds of the payment itself, the paid rate limit (keyed on the wallet whose signature
+ * just verified), blockhash life, simulation, the atomic replay claim, the source's exposure, the
+ * sponsored fee's window charge, the budget reservation, the pending receipt (the durable claim). Callable without HTTP: chat, tools and
  * the A2A adapter share it. When to broadcast is the caller's policy (`AcceptedPayment.broadcast`).
+ * Three bounds keep what is accepted payable (docs/decisions.md, "Money moves exactly once (issue
+ * 11)"): the blockhash's life, the source's in-flight exposure and the sponsored fees.
  */
 @Injectable()
 export class ExactPayments {
   private readonly collaborators: PaymentCollaborators;
+  private readonly minBlockhashLifeMs: number;
 
   constructor(
     private readonly challenges: PaymentChallenges,
@@ -60,6 +59,9 @@ export class ExactPayments {
     private readonly budgets: BudgetReservations,
     private readonly rateLimit: PaidRateLimit,
     private readonly metrics: PaymentMetrics,
+    private readonly blockhashes: BlockhashTracker,
+    private readonly exposure: SourceExposure,
+    private readonly sponsorship: FeeSponsorship,
     outbox: ReceiptOutbox,
     private readonly logger: AppLogger,
     config: GatewayConfig,
@@ -67,6 +69,7 @@ export class ExactPayments {
   ) {
     logger.setContext(ExactPayments.name);
     this.collaborators = { chain, replay, receipts, budgets, outbox, metrics, logger, network: challenges.terms.network, confirmMs: config.settlement.confirmMs };
+    this.minBlockhashLifeMs = config.settlement.minBlockhashLifeMs;
   }
 
   async accept(header: string, context: PaymentContext): Promise<AcceptedPayment> {
@@ -85,41 +88,41 @@ export class ExactPayments {
     const payload = this.decode(header);
     const transaction = this.checkTerms(payload, context);
     const transfer = this.verify(transaction, context.quote);
+    const unsponsored = this.sponsorship.refusal(transfer, context.quote);
+    if (unsponsored) throw unsponsored;
     // Replays count as attempts too: a used payment (and a kept answer's redelivery) is not free to hammer.
     await this.rateLimit.admitAttempt(context.clientAddress);
     if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed(transfer.replayKey);
     const rateLimit = await this.rateLimit.admitWallet(transfer.payer);
-    await this.checkOnChain(transfer, transaction);
+    const balance = await this.checkOnChain(transfer, transaction);
 
     const ttl = transfer.nonceAccount === null ? REPLAY_TTL_MS : NONCE_REPLAY_TTL_MS;
     if (!(await this.claim(transfer.replayKey, ttl))) throw paymentErrors.replayed(transfer.replayKey);
-    const sourceLock = context.exclusiveSource ? `source:${transfer.source}` : null;
-    if (sourceLock && !(await this.claim(sourceLock, SOURCE_LOCK_MS))) {
-      await this.replay.release(transfer.replayKey);
-      throw paymentErrors.sourceBusy();
-    }
     const receiptId = randomUUID();
-    const giveBack = () => Promise.all([this.replay.release(transfer.replayKey), sourceLock ? this.replay.release(sourceLock) : undefined]);
-    const refusal = await this.budgets.reserve(receiptId, transfer.payer, transfer.amount);
-    if (refusal) {
-      await giveBack();
-      throw refusal;
+    const holds: PaymentHold[] = [];
+    const releaseHolds = () => Promise.all(holds.map((hold) => hold.release()));
+    try {
+      holds.push(await this.exposure.hold(transfer, receiptId, balance, ttl));
+      const sponsored = await this.sponsorship.hold(transfer, context.clientAddress);
+      if (sponsored) holds.push(sponsored);
+      const refusal = await this.budgets.reserve(receiptId, transfer.payer, transfer.amount);
+      if (refusal) throw refusal;
+    } catch (err) {
+      await Promise.all([releaseHolds(), this.replay.release(transfer.replayKey)]);
+      throw err;
     }
     let receipt: Receipt | null = null;
     try {
       receipt = await this.writeReceipt(receiptId, transfer, transaction, context, payload);
     } catch (err) {
-      await this.budgets.follow(receiptId, 'not_charged');
-      if (err instanceof PaymentAlreadyHeld) {
-        // Another instance holds this payment's durable claim, whatever the replay store said.
-        if (sourceLock) await this.replay.release(sourceLock);
-        throw paymentErrors.replayed(transfer.replayKey);
-      }
-      await giveBack();
+      await Promise.all([this.budgets.follow(receiptId, 'not_charged'), releaseHolds()]);
+      // Another instance holds this payment's durable claim, whatever the replay store said: its claim stays.
+      if (err instanceof PaymentAlreadyHeld) throw paymentErrors.replayed(transfer.replayKey);
+      await this.replay.release(transfer.replayKey);
       this.logger.error({ err, request_id: context.requestId }, 'could not write the pending receipt; payment refused unused');
       throw paymentErrors.receiptsUnavailable();
     }
-    return new AcceptedPayment(transfer, transaction, receiptId, receipt, rateLimit, sourceLock, this.collaborators);
+    return new AcceptedPayment(transfer, transaction, receiptId, receipt, rateLimit, holds, this.collaborators, this.blockhashes);
   }
 
   private async claim(replayKey: string, ttlMs: number): Promise<boolean> {
@@ -175,20 +178,43 @@ export class ExactPayments {
     }
   }
 
-  /** Blockhash still live, then a simulation; an RPC that cannot answer means the payment cannot be confirmed. */
-  private async checkOnChain(transfer: VerifiedTransfer, transaction: string): Promise<void> {
+  /**
+   * Blockhash life, then a simulation that also reads the source's balance (after the exposure
+   * version, so a debit landing meanwhile is not missed); an RPC that cannot answer means the
+   * payment cannot be confirmed.
+   */
+  private async checkOnChain(transfer: VerifiedTransfer, transaction: string): Promise<BalanceRead> {
     try {
-      if (!(await this.chain.blockhashValid(transfer))) throw paymentErrors.expired();
-      const simulation = await this.chain.simulate(transaction);
+      await this.checkLife(transfer);
+      const version = await this.exposure.version(transfer);
+      const simulation = await this.chain.simulate(transaction, transfer.source);
       if (!simulation.ok) {
         this.logger.info({ reason: simulation.reason, detail: simulation.detail }, 'payment simulation failed');
         throw simulation.reason === 'insufficient-funds' ? paymentErrors.unfunded() : paymentErrors.unverifiable();
       }
+      // Unreadable, the balance is taken to be this payment alone: nothing else may be in flight beside it.
+      return { version, balance: (simulation.balanceAfter ?? 0n) + transfer.amount };
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       this.logger.warn({ err }, 'solana rpc unavailable while checking a payment');
       throw paymentErrors.unconfirmed();
     }
+  }
+
+  /**
+   * A blockhash the tracker knows is judged without the chain; one it does not is asked about. A
+   * durable nonce has no expiry to judge: it lives while its account holds it.
+   */
+  private async checkLife(transfer: VerifiedTransfer): Promise<void> {
+    let life = transfer.nonceAccount === null ? this.blockhashes.lifeMs(transfer.recentBlockhash) : null;
+    if (life === null) {
+      if (!(await this.chain.blockhashValid(transfer))) throw paymentErrors.expired();
+      if (transfer.nonceAccount !== null) return;
+      life = this.blockhashes.validUnseen(transfer.recentBlockhash);
+    }
+    if (life === null) return;
+    if (life <= 0) throw paymentErrors.expired();
+    if (life < this.minBlockhashLifeMs) throw paymentErrors.shortLived(Math.floor(life / 1000), this.minBlockhashLifeMs / 1000);
   }
 
   private async writeReceipt(id: string, transfer: VerifiedTransfer, transaction: string, context: PaymentContext, payload: PaymentPayload): Promise<Receipt | null> {

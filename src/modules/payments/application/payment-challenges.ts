@@ -3,7 +3,7 @@ import { encodePaymentRequiredHeader, isNetwork, toHeaderForm, type PaymentRequi
 import { GatewayConfig } from '../../../config/gateway-config';
 import type { ChatCost } from '../../billing/domain/chat-cost';
 import { paymentRequired, type PaymentTerms } from '../domain/payment-offer';
-import { FeePayers } from '../ports/fee-payers';
+import { FeeSponsorship } from './fee-sponsorship';
 
 /** A 402 challenge: the snake_case body and the base64 camelCase `PAYMENT-REQUIRED` header. */
 export interface Challenge {
@@ -18,7 +18,7 @@ export class PaymentChallenges {
 
   constructor(
     config: GatewayConfig,
-    private readonly feePayers: FeePayers,
+    private readonly sponsorship: FeeSponsorship,
   ) {
     const { network, usdcMint, recipientWallet } = config.solana;
     if (!isNetwork(network)) throw new Error(`not a CAIP-2 network: ${network}`);
@@ -27,7 +27,7 @@ export class PaymentChallenges {
 
   challenge(path: string, cost: ChatCost, extensions?: Readonly<Record<string, unknown>>): Challenge {
     const body = paymentRequired({ url: path, method: 'POST' }, cost, this.terms, extensions);
-    const feePayer = this.feePayers.advertise() ?? undefined;
+    const feePayer = this.sponsorship.feePayerFor(cost.total) ?? undefined;
     return { body, header: encodePaymentRequiredHeader(toHeaderForm(body, { feePayer })) };
   }
 }

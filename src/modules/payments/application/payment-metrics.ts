@@ -1,15 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Registry } from 'prom-client';
 
-/** What operators watch for payments: accepted and refused, settled and failed, and what is still pending. */
+/** The sponsorship state a scrape reads. */
+export interface SponsorshipState {
+  windowLamports: bigint;
+  exhausted: boolean;
+}
+
+/** What operators watch for payments: accepted and refused, settled and failed, what is still pending, and the fees sponsored. */
 @Injectable()
 export class PaymentMetrics {
   private readonly payments: Counter<'outcome'>;
   private readonly settlements: Counter<'result'>;
   private readonly pendingReceipts: Gauge;
   private readonly pendingAge: Gauge;
+  private readonly sponsoredLamports: Counter;
+  private readonly sponsorshipRefusals: Counter<'bound'>;
 
-  constructor(registry: Registry) {
+  constructor(private readonly registry: Registry) {
     this.payments = new Counter({ name: 'gw_payments_total', help: 'Payment headers by outcome (accepted, or why refused)', labelNames: ['outcome'], registers: [registry] });
     this.settlements = new Counter({
       name: 'gw_settlements_total',
@@ -19,6 +27,46 @@ export class PaymentMetrics {
     });
     this.pendingReceipts = new Gauge({ name: 'gw_settlement_pending_receipts', help: 'Receipts still pending at the last reconciler pass (at most one batch)', registers: [registry] });
     this.pendingAge = new Gauge({ name: 'gw_settlement_pending_age_seconds', help: 'Age of the oldest pending receipt at the last reconciler pass; 0 when none', registers: [registry] });
+    this.sponsoredLamports = new Counter({ name: 'gw_sponsorship_charged_lamports_total', help: 'Network fees charged to the sponsorship bounds at acceptance, before refunds of payments never sent', registers: [registry] });
+    this.sponsorshipRefusals = new Counter({
+      name: 'gw_sponsorship_refusals_total',
+      help: 'Sponsored payments refused, by the bound they met: priority, quote, wallet, client, global',
+      labelNames: ['bound'],
+      registers: [registry],
+    });
+  }
+
+  /** Gauges read at each scrape: this window's sponsored fees (all instances, as last seen) and whether the global bound is reached. */
+  sponsorship(read: () => SponsorshipState): void {
+    new Gauge({
+      name: 'gw_sponsorship_window_lamports',
+      help: 'Network fees sponsored in the current window (GW_SPONSOR_WINDOW_SECS, an hour), all instances',
+      registers: [this.registry],
+      collect() {
+        this.set(Number(read().windowLamports));
+      },
+    });
+    new Gauge({
+      name: 'gw_sponsorship_exhausted',
+      help: '1 while the global sponsorship bound is reached: quotes advertise no fee payer',
+      registers: [this.registry],
+      collect() {
+        this.set(read().exhausted ? 1 : 0);
+      },
+    });
+  }
+
+  /** A gauge per fee payer, read from the chain at each scrape; a balance that cannot be read keeps its last value. */
+  feePayerBalances(read: () => Promise<ReadonlyArray<{ address: string; lamports: bigint | null }>>): void {
+    new Gauge({
+      name: 'gw_fee_payer_balance_lamports',
+      help: "Each fee payer's SOL balance, in lamports",
+      labelNames: ['fee_payer'],
+      registers: [this.registry],
+      async collect() {
+        for (const { address, lamports } of await read()) if (lamports !== null) this.set({ fee_payer: address }, Number(lamports));
+      },
+    });
   }
 
   pending(count: number, oldestAgeSecs: number): void {
@@ -32,5 +80,13 @@ export class PaymentMetrics {
 
   settlement(result: string): void {
     this.settlements.inc({ result });
+  }
+
+  sponsored(lamports: bigint): void {
+    this.sponsoredLamports.inc(Number(lamports));
+  }
+
+  sponsorshipRefused(bound: string): void {
+    this.sponsorshipRefusals.inc({ bound });
   }
 }

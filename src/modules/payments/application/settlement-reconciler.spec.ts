@@ -32,6 +32,12 @@ class ScriptedChain extends PaymentChain {
   simulate(): never {
     throw new Error('not used');
   }
+  latestBlockhash(): never {
+    throw new Error('not used');
+  }
+  lamports(): never {
+    throw new Error('not used');
+  }
   confirm(): never {
     throw new Error('not used');
   }

@@ -42,8 +42,10 @@ export interface VerifiedTransfer {
   recentBlockhash: string;
   /** The nonce account of a durable-nonce transaction, else null. */
   nonceAccount: string | null;
-  /** Micro-lamports per compute unit, null when the transaction sets no price. */
-  computeUnitPrice: bigint | null;
+  /** The priority fee (compute-unit price x limit), in lamports. */
+  priorityFeeLamports: bigint;
+  /** What landing it costs its fee payer: the base fee per signature plus the priority fee, in lamports. */
+  networkFeeLamports: bigint;
 }
 
 export type PaymentRejectionReason =

@@ -27,8 +27,14 @@ export const paymentErrors = {
   expired: () => new GatewayError('invalid_payment', 'payment transaction blockhash has expired; sign a new payment and retry'),
   unconfirmed: () => new GatewayError('invalid_payment', 'Payment transaction could not be confirmed. Please retry.'),
   unfunded: () => new GatewayError('invalid_payment', 'payer has insufficient funds on chain for this payment'),
-  sourceBusy: () =>
-    new GatewayError('rate_limit_exceeded', 'Too many requests. Please slow down.', {
+  shortLived: (lifeSecs: number, minimumSecs: number) =>
+    new GatewayError('invalid_payment', `payment transaction blockhash expires in ${lifeSecs} s, less than the ${minimumSecs} s a payment needs; sign a new payment with a fresh blockhash and retry`),
+  expiredBeforeAnswer: () =>
+    new GatewayError('invalid_payment', 'payment transaction blockhash was about to expire before the answer began; nothing was charged; sign a new payment and retry'),
+  notSponsored: (why: string) =>
+    new GatewayError('invalid_payment', `the gateway does not sponsor this payment's network fee (${why}); pay the fee yourself: make your wallet the transaction's fee payer and retry`),
+  sourceCommitted: () =>
+    new GatewayError('rate_limit_exceeded', 'payments in flight from this token account already commit its balance; retry once one settles', {
       'x-ratelimit-limit': '1',
       'x-ratelimit-remaining': '0',
       'x-ratelimit-reset': '1',

@@ -6,6 +6,9 @@ export abstract class FeePayers {
   /** The public key to put in the next challenge's `extra.feePayer`, or null without keys. */
   abstract advertise(): string | null;
 
+  /** Every fee payer's public key (their balances are watched). */
+  abstract addresses(): readonly string[];
+
   /** Whether `address` is one of the gateway's fee payers (it may then never be a transfer's source or authority). */
   abstract owns(address: string): boolean;
 

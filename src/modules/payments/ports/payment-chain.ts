@@ -1,7 +1,18 @@
 import type { ExactExpectations, VerifiedTransfer } from '../domain/exact-payment';
 
-/** Why a simulation refused the payment: the payer lacks the tokens (or lamports) to pay, or anything else. */
-export type SimulationOutcome = { ok: true } | { ok: false; reason: 'insufficient-funds' | 'failed'; detail: string };
+/**
+ * What a simulation found: the token balance a watched account would hold afterwards (null when
+ * the node did not return it), or why it refused the payment: the payer lacks the tokens (or
+ * lamports) to pay, or anything else.
+ */
+export type SimulationOutcome = { ok: true; balanceAfter: bigint | null } | { ok: false; reason: 'insufficient-funds' | 'failed'; detail: string };
+
+/** The cluster's newest blockhash, the last block height at which it can land, and the current block height. */
+export interface BlockhashView {
+  blockhash: string;
+  lastValidBlockHeight: number;
+  blockHeight: number;
+}
 
 /** A payment transaction ready to send: co-signed by our fee payer when sponsored. */
 export interface PreparedTransaction {
@@ -36,7 +47,7 @@ export interface TransactionLife {
 
 /**
  * The chain an `exact` payment is checked against and settled on. Application code reaches
- * Solana only through this port. `blockhashValid`, `simulate` and `status` reject only when the
+ * Solana only through this port. `blockhashValid`, `simulate`, `latestBlockhash`, `lamports` and `status` reject only when the
  * RPC cannot be reached; `send` and `confirm` never reject.
  */
 export abstract class PaymentChain {
@@ -46,8 +57,17 @@ export abstract class PaymentChain {
   /** Whether the transaction can still land: its blockhash is live, or its nonce account still holds that nonce. */
   abstract blockhashValid(transfer: Pick<VerifiedTransfer, 'recentBlockhash' | 'nonceAccount'>): Promise<boolean>;
 
-  /** Runs the transaction (signatures not checked, so the sponsored fee payer's slot may be empty) without landing it. */
-  abstract simulate(transactionBase64: string): Promise<SimulationOutcome>;
+  /**
+   * Runs the transaction (signatures not checked, so the sponsored fee payer's slot may be empty)
+   * without landing it, reading the token balance `watchTokenAccount` would be left with.
+   */
+  abstract simulate(transactionBase64: string, watchTokenAccount: string): Promise<SimulationOutcome>;
+
+  /** What the blockhash tracker polls. */
+  abstract latestBlockhash(): Promise<BlockhashView>;
+
+  /** An account's SOL balance (a fee payer's), in lamports. */
+  abstract lamports(address: string): Promise<bigint>;
 
   /**
    * The bytes to send for a transaction `verifyTransfer` accepted: a sponsored one co-signed by

@@ -1,0 +1,38 @@
+import { SponsorshipLedger, type SponsorshipBound, type SponsorshipCharge } from '../../modules/payments/ports/sponsorship-ledger';
+
+/** Per-instance sponsorship counters (no Redis, or Redis failing). Only the current and the previous window are kept. */
+export class MemorySponsorshipLedger extends SponsorshipLedger {
+  private readonly windows = new Map<number, Map<string, bigint>>();
+
+  charge(window: number, bounds: readonly SponsorshipBound[], lamports: bigint): Promise<SponsorshipCharge> {
+    const counters = this.counters(window);
+    const totals = bounds.map((bound) => counters.get(bound.key) ?? 0n);
+    const refusedBy = bounds.findIndex((bound, i) => totals[i] + lamports > bound.limit);
+    if (refusedBy >= 0) return Promise.resolve({ charged: false, refusedBy, totals });
+    bounds.forEach((bound, i) => counters.set(bound.key, totals[i] + lamports));
+    return Promise.resolve({ charged: true, totals: totals.map((total) => total + lamports) });
+  }
+
+  refund(window: number, keys: readonly string[], lamports: bigint): Promise<void> {
+    const counters = this.windows.get(window);
+    for (const key of keys) {
+      const total = counters?.get(key);
+      if (total !== undefined) counters?.set(key, total > lamports ? total - lamports : 0n);
+    }
+    return Promise.resolve();
+  }
+
+  total(window: number, key: string): Promise<bigint> {
+    return Promise.resolve(this.windows.get(window)?.get(key) ?? 0n);
+  }
+
+  private counters(window: number): Map<string, bigint> {
+    let counters = this.windows.get(window);
+    if (!counters) {
+      for (const old of this.windows.keys()) if (old < window - 1) this.windows.delete(old);
+      counters = new Map();
+      this.windows.set(window, counters);
+    }
+    return counters;
+  }
+}

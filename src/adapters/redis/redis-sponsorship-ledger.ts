@@ -1,0 +1,72 @@
+import type { Redis } from 'ioredis';
+import { SponsorshipLedger, type SponsorshipBound, type SponsorshipCharge } from '../../modules/payments/ports/sponsorship-ledger';
+
+// All bounds checked, then all counted, in one script: concurrent charges cannot overshoot together.
+const CHARGE = `
+local lamports = tonumber(ARGV[1])
+local totals = {}
+for i = 1, #KEYS do totals[i] = tonumber(redis.call('GET', KEYS[i]) or '0') end
+for i = 1, #KEYS do
+  if totals[i] + lamports > tonumber(ARGV[i + 2]) then
+    local shown = {}
+    for j = 1, #KEYS do shown[j] = tostring(totals[j]) end
+    return {i, shown}
+  end
+end
+local after = {}
+for i = 1, #KEYS do
+  after[i] = tostring(redis.call('INCRBY', KEYS[i], lamports))
+  redis.call('PEXPIRE', KEYS[i], ARGV[2])
+end
+return {0, after}`;
+
+// Never below zero, and never recreating a counter that has lapsed.
+const REFUND = `
+for i = 1, #KEYS do
+  local total = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if total > 0 then redis.call('DECRBY', KEYS[i], math.min(total, tonumber(ARGV[1]))) end
+end
+return 1`;
+
+/**
+ * Sponsorship counters shared by every instance. While Redis fails, this instance's memory ledger
+ * counts: the bounds then hold per replica.
+ */
+export class RedisSponsorshipLedger extends SponsorshipLedger {
+  constructor(
+    private readonly redis: Redis,
+    private readonly fallback: SponsorshipLedger,
+  ) {
+    super();
+  }
+
+  async charge(window: number, bounds: readonly SponsorshipBound[], lamports: bigint, windowMs: number): Promise<SponsorshipCharge> {
+    let reply: [number, string[]];
+    try {
+      const keys = bounds.map((bound) => key(window, bound.key));
+      // Kept two windows, so a refund late in one still finds its counter.
+      reply = (await this.redis.eval(CHARGE, keys.length, ...keys, lamports.toString(), 2 * windowMs, ...bounds.map((bound) => bound.limit.toString()))) as [number, string[]];
+    } catch {
+      return this.fallback.charge(window, bounds, lamports, windowMs);
+    }
+    const [refused, totals] = reply;
+    return refused === 0 ? { charged: true, totals: totals.map(BigInt) } : { charged: false, refusedBy: refused - 1, totals: totals.map(BigInt) };
+  }
+
+  async refund(window: number, keys: readonly string[], lamports: bigint): Promise<void> {
+    await this.fallback.refund(window, keys, lamports);
+    await this.redis.eval(REFUND, keys.length, ...keys.map((k) => key(window, k)), lamports.toString()).catch(() => undefined);
+  }
+
+  async total(window: number, counter: string): Promise<bigint> {
+    try {
+      return BigInt((await this.redis.get(key(window, counter))) ?? 0);
+    } catch {
+      return this.fallback.total(window, counter);
+    }
+  }
+}
+
+function key(window: number, counter: string): string {
+  return `gw:sp:${window}:${counter}`;
+}

@@ -1,0 +1,117 @@
+import { Injectable, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { AppLogger } from '../../../logging/app-logger';
+import { PaymentChain } from '../ports/payment-chain';
+
+/** A block's target time on Solana; block heights turn into seconds at this rate. */
+export const SLOT_MS = 400;
+/** How many blocks a blockhash stays valid for (its `lastValidBlockHeight` is its own height plus this). */
+const BLOCKHASH_VALIDITY_BLOCKS = 150;
+/** Blockhashes remembered: well over the validity window at any poll interval the configuration allows. */
+const REMEMBERED = 1_024;
+/** A payment waiting for its first content is released once its blockhash has less left than this: its transfer still has to land. */
+export const EXPIRY_MARGIN_MS = 4_000;
+/** After this many missed polls the tracker's view is too old to judge a blockhash by. */
+const STALE_POLLS = 3;
+
+type Watcher = { blockhash: string; onExpiring: () => void };
+
+/**
+ * The life left in payments' blockhashes (docs/decisions.md, "Blockhash life"): polls
+ * `getLatestBlockhash` with the block height every GW_BLOCKHASH_POLL_MS and remembers each
+ * blockhash's `lastValidBlockHeight`, so acceptance judges a known blockhash without asking the
+ * chain. Between polls the height is extrapolated by the block time, at most one poll interval
+ * ahead, so the estimate errs towards less life. Payments waiting for their first content watch
+ * their blockhash and are released before it expires.
+ */
+@Injectable()
+export class BlockhashTracker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly lastValid = new Map<string, number>();
+  private height: { value: number; at: number } | null = null;
+  private readonly watchers = new Set<Watcher>();
+  private timer: NodeJS.Timeout | null = null;
+  private failing = false;
+  private readonly pollMs: number;
+
+  constructor(
+    private readonly chain: PaymentChain,
+    private readonly logger: AppLogger,
+    config: GatewayConfig,
+    @Optional() private readonly now: () => number = Date.now,
+  ) {
+    logger.setContext(BlockhashTracker.name);
+    this.pollMs = config.settlement.blockhashPollMs;
+  }
+
+  onApplicationBootstrap(): void {
+    void this.poll();
+    this.timer = setInterval(() => void this.poll(), this.pollMs);
+    this.timer.unref();
+  }
+
+  beforeApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Asks the chain once, then tells the payments whose blockhash is about to expire. */
+  async poll(): Promise<void> {
+    try {
+      const view = await this.chain.latestBlockhash();
+      this.remember(view.blockhash, view.lastValidBlockHeight);
+      this.height = { value: view.blockHeight, at: this.now() };
+      if (this.failing) this.logger.info('blockhash polls answer again');
+      this.failing = false;
+    } catch (err) {
+      if (!this.failing) this.logger.warn({ err }, 'blockhash poll failed; payments are checked against the chain meanwhile');
+      this.failing = true;
+      return;
+    }
+    for (const watcher of this.watchers) {
+      const life = this.lifeMs(watcher.blockhash);
+      if (life !== null && life < EXPIRY_MARGIN_MS) {
+        this.watchers.delete(watcher);
+        watcher.onExpiring();
+      }
+    }
+  }
+
+  /** The time left before `blockhash` expires, or null when it is unknown here or the view is stale. */
+  lifeMs(blockhash: string): number | null {
+    const lastValid = this.lastValid.get(blockhash);
+    const height = this.currentHeight();
+    if (lastValid === undefined || height === null) return null;
+    return (lastValid - height) * SLOT_MS;
+  }
+
+  /**
+   * A blockhash the chain says is valid but no poll returned (produced between two polls): taken
+   * to be at most one poll interval old. Returns its estimated life, or null when the view is stale.
+   */
+  validUnseen(blockhash: string): number | null {
+    const height = this.currentHeight();
+    if (height === null) return null;
+    this.remember(blockhash, height + BLOCKHASH_VALIDITY_BLOCKS - Math.ceil(this.pollMs / SLOT_MS));
+    return this.lifeMs(blockhash);
+  }
+
+  /** Calls `onExpiring` once, at the first poll that finds less than EXPIRY_MARGIN_MS left; the returned function stops watching. */
+  watch(blockhash: string, onExpiring: () => void): () => void {
+    const watcher = { blockhash, onExpiring };
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  private currentHeight(): number | null {
+    if (!this.height) return null;
+    const elapsed = this.now() - this.height.at;
+    if (elapsed > STALE_POLLS * this.pollMs) return null;
+    return this.height.value + Math.ceil(Math.min(elapsed, this.pollMs) / SLOT_MS);
+  }
+
+  private remember(blockhash: string, lastValidBlockHeight: number): void {
+    if (this.lastValid.has(blockhash)) return;
+    if (this.lastValid.size >= REMEMBERED) this.lastValid.delete(this.lastValid.keys().next().value as string);
+    this.lastValid.set(blockhash, lastValidBlockHeight);
+  }
+}
