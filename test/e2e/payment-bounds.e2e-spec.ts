@@ -5,7 +5,7 @@ import { chatBody, postChat, quote, specPaymentHeader, type SpecPayment } from '
 import { paymentInstructions, transferChecked, type PaymentParties } from '../support/payment-transactions';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis';
 import { serviceAvailable } from '../support/services';
-import { changeSince, fundedPayer, sleep, snapshot, until } from '../support/settlement-probes';
+import { changeSince, drainUsdc, fundedPayer, sleep, snapshot, until } from '../support/settlement-probes';
 import { useSettlementWorld } from '../support/settlement-world';
 
 /**
@@ -111,6 +111,35 @@ describe('payment bounds on the local chain', () => {
       expect(await advertisedFeePayer(gateway)).toBe(world().feePayer.publicKey.toBase58());
       expect(await healthStatus(gateway)).toBe('ok');
       expect((await pay(gateway, payer, { layout: 'sponsored' })).status).toBe(200);
+    });
+
+    it('a sponsored payment that lands with an error (the payer emptied its account, preflight saw older state) keeps its fee charged against the bounds', async () => {
+      // Room for two sponsored fees per wallet: the failed landing is the first.
+      const windowSecs = 30;
+      const gateway = await suite.start({ GW_SOLANA_RPC_URL: suite.proxy.url, GW_SPONSOR_WALLET_LAMPORTS_PER_HOUR: String(2 * SPONSORED_FEE + 1), GW_SPONSOR_WINDOW_SECS: String(windowSecs) });
+      const body = chatBody();
+      const { header, amount } = await quote(gateway, body);
+      const payer = fundedPayer(world(), amount);
+      // Less than 10 s left in the window: wait for the next, so the three steps share one.
+      if (windowSecs * 1000 - (Date.now() % (windowSecs * 1000)) < 10_000) await sleep(windowSecs * 1000 - (Date.now() % (windowSecs * 1000)) + 50);
+      const before = snapshot(world(), payer);
+      suite.proxy.mode({ kind: 'no-preflight' });
+      world().upstreams.openai.script({ kind: 'reply', firstByteDelayMs: 800 });
+
+      const answer = postChat(gateway, body, { 'payment-signature': specPaymentHeader(world(), header, { payer, layout: 'sponsored' }) });
+      await until(() => world().upstreams.openai.requests.length > 0, 5_000, 'the provider was called');
+      const drain = await drainUsdc(world(), payer);
+      const res = await answer;
+      expect(res.status).toBe(500);
+      expect(((await res.json()) as ErrorBody).error.type).toBe('settlement_failed');
+      // It landed with an error: no USDC moved, the fee payer paid the fee.
+      expect(changeSince(world(), payer, before, [drain.signature])).toEqual({ payer: -amount, recipient: 0n, feePayerLamports: BigInt(-SPONSORED_FEE), landed: 1 });
+
+      suite.proxy.mode({ kind: 'pass' });
+      world().localnet.fundUsdc(payer.publicKey, 2n * amount);
+      expect((await pay(gateway, payer, { layout: 'sponsored' })).status).toBe(200);
+      // Two fees counted (the failed one and this one): a third is past the wallet's bound.
+      expect(await refusal(await pay(gateway, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/) });
     });
 
     it('quotes below GW_SPONSOR_MIN_ATOMIC advertise no fee payer, and a sponsored payment of one is refused', async () => {

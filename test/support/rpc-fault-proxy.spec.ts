@@ -9,16 +9,19 @@ describe('startRpcFaultProxy', () => {
   let targetUrl: string;
   let proxy: RpcFaultProxy;
   let served: string[];
+  let params: unknown[];
 
   beforeEach(async () => {
     served = [];
+    params = [];
     target = createServer((req, res) => {
       let body = '';
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
-        const parsed = JSON.parse(body) as { id: number; method: string } | Array<{ id: number; method: string }>;
-        const answer = (call: { id: number; method: string }): unknown => {
+        const parsed = JSON.parse(body) as { id: number; method: string; params?: unknown } | Array<{ id: number; method: string; params?: unknown }>;
+        const answer = (call: { id: number; method: string; params?: unknown }): unknown => {
           served.push(call.method);
+          params.push(call.params);
           return { jsonrpc: '2.0', id: call.id, result: call.method };
         };
         res.setHeader('content-type', 'application/json');
@@ -54,6 +57,15 @@ describe('startRpcFaultProxy', () => {
     started = Date.now();
     expect((await call('sendTransaction')).status).toBe(200);
     expect(Date.now() - started).toBeGreaterThanOrEqual(280);
+  });
+
+  it('no-preflight: sendTransaction goes on with skipPreflight, other calls untouched', async () => {
+    proxy.mode({ kind: 'no-preflight' });
+    const send = (method: string, options: Record<string, unknown>) =>
+      fetch(proxy.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: ['AQID', options] }) });
+    await send('sendTransaction', { encoding: 'base64', skipPreflight: false });
+    await send('simulateTransaction', { encoding: 'base64' });
+    expect(params).toEqual([['AQID', { encoding: 'base64', skipPreflight: true }], ['AQID', { encoding: 'base64' }]]);
   });
 
   it('flaky: every Nth matching call is a 503 that never reaches the target', async () => {

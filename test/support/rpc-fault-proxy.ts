@@ -15,7 +15,13 @@ export type RpcFaultMode =
    * Matching calls are held unanswered. On a switch to any other mode the held calls are forwarded
    * (so they answer late, as an RPC node that stalled and recovered); on close they are destroyed.
    */
-  | { kind: 'silent'; methods?: string[] };
+  | { kind: 'silent'; methods?: string[] }
+  /**
+   * `sendTransaction` is forwarded with `skipPreflight: true`, whatever the caller asked: a node
+   * whose preflight ran against older state, so a transfer the payer emptied its account for lands
+   * with an error and its fee is paid.
+   */
+  | { kind: 'no-preflight' };
 
 export interface RpcFaultProxy {
   /** The proxy's JSON-RPC URL, to use in place of the target's (e.g. as GW_SOLANA_RPC_URL). */
@@ -75,6 +81,7 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
 
   const matches = (mode: RpcFaultMode, methods: string[]): boolean => {
     if (mode.kind === 'pass') return false;
+    if (mode.kind === 'no-preflight') return methods.includes('sendTransaction');
     return mode.methods === undefined || methods.some((method) => mode.methods?.includes(method));
   };
 
@@ -106,6 +113,8 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
         held.add(call);
         call.res.on('close', () => held.delete(call));
         return;
+      case 'no-preflight':
+        return forward({ ...call, body: withoutPreflight(call.body) });
       default:
         return forward(call);
     }
@@ -149,6 +158,13 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A sendTransaction body (one call, not a batch: what web3.js sends) with its preflight turned off. */
+function withoutPreflight(body: Buffer): Buffer {
+  const call = JSON.parse(body.toString('utf8')) as { params: [string, Record<string, unknown>?] };
+  call.params[1] = { ...call.params[1], skipPreflight: true };
+  return Buffer.from(JSON.stringify(call));
 }
 
 /** The methods named by a JSON-RPC body, one per call of a batch; a body that is not JSON-RPC names none. */
