@@ -1,0 +1,115 @@
+import type { GatewayConfig } from '../../../config/gateway-config';
+import type { AppLogger } from '../../../logging/app-logger';
+import { PaymentChain, type BlockhashView } from '../ports/payment-chain';
+import { BlockhashTracker, EXPIRY_MARGIN_MS, SLOT_MS } from './blockhash-tracker';
+
+const logger = { setContext: () => undefined, info: () => undefined, warn: () => undefined } as unknown as AppLogger;
+const POLL_MS = 2_000;
+const config = { settlement: { blockhashPollMs: POLL_MS } } as GatewayConfig;
+
+/** A chain that answers getLatestBlockhash with what the test sets, or fails. */
+class PolledChain extends PaymentChain {
+  view: BlockhashView | Error = { blockhash: 'h1', lastValidBlockHeight: 250, blockHeight: 100 };
+  latestBlockhash(): Promise<BlockhashView> {
+    return this.view instanceof Error ? Promise.reject(this.view) : Promise.resolve(this.view);
+  }
+  verifyTransfer(): never {
+    throw new Error('not used');
+  }
+  blockhashValid(): never {
+    throw new Error('not used');
+  }
+  simulate(): never {
+    throw new Error('not used');
+  }
+  lamports(): never {
+    throw new Error('not used');
+  }
+  prepare(): never {
+    throw new Error('not used');
+  }
+  send(): never {
+    throw new Error('not used');
+  }
+  confirm(): never {
+    throw new Error('not used');
+  }
+  status(): never {
+    throw new Error('not used');
+  }
+  life(): never {
+    throw new Error('not used');
+  }
+}
+
+function tracked() {
+  const chain = new PolledChain();
+  let now = 1_000_000;
+  const tracker = new BlockhashTracker(chain, logger, config, () => now);
+  return { chain, tracker, advance: (ms: number) => (now += ms) };
+}
+
+describe('BlockhashTracker', () => {
+  it("knows a polled blockhash's life, counting the blocks the chain may have made since, at most one poll's worth", async () => {
+    const { tracker, advance } = tracked();
+    expect(tracker.lifeMs('h1')).toBeNull();
+    await tracker.poll();
+    expect(tracker.lifeMs('h1')).toBe(150 * SLOT_MS);
+    advance(1_000);
+    // 1 s is 2.5 blocks, rounded up: the estimate errs towards less life.
+    expect(tracker.lifeMs('h1')).toBe(147 * SLOT_MS);
+    advance(3_000);
+    expect(tracker.lifeMs('h1')).toBe(145 * SLOT_MS);
+    expect(tracker.lifeMs('other')).toBeNull();
+  });
+
+  it('remembers earlier blockhashes as the chain moves on', async () => {
+    const { chain, tracker } = tracked();
+    await tracker.poll();
+    chain.view = { blockhash: 'h2', lastValidBlockHeight: 260, blockHeight: 110 };
+    await tracker.poll();
+    expect(tracker.lifeMs('h1')).toBe(140 * SLOT_MS);
+    expect(tracker.lifeMs('h2')).toBe(150 * SLOT_MS);
+  });
+
+  it('says nothing once polls have failed for three intervals, and keeps its view meanwhile', async () => {
+    const { chain, tracker, advance } = tracked();
+    await tracker.poll();
+    chain.view = new Error('rpc down');
+    advance(POLL_MS);
+    await tracker.poll();
+    expect(tracker.lifeMs('h1')).toBe(145 * SLOT_MS);
+    advance(2 * POLL_MS + 1);
+    expect(tracker.lifeMs('h1')).toBeNull();
+    expect(tracker.validUnseen('h9')).toBeNull();
+  });
+
+  it('takes a valid blockhash no poll returned to be at most one poll interval old', async () => {
+    const { tracker } = tracked();
+    await tracker.poll();
+    expect(tracker.validUnseen('between')).toBe((150 - POLL_MS / SLOT_MS) * SLOT_MS);
+    expect(tracker.lifeMs('between')).toBe((150 - POLL_MS / SLOT_MS) * SLOT_MS);
+  });
+
+  it('tells a watcher once, at the first poll that finds its blockhash about to expire; other blockhashes and stopped watches are left alone', async () => {
+    const { chain, tracker } = tracked();
+    await tracker.poll();
+    const expiring = jest.fn();
+    const stopped = jest.fn();
+    const other = jest.fn();
+    tracker.watch('h1', expiring);
+    tracker.watch('h1', stopped)();
+    chain.view = { blockhash: 'h2', lastValidBlockHeight: 400, blockHeight: 240 };
+    tracker.watch('h2', other);
+    await tracker.poll();
+    expect(expiring).not.toHaveBeenCalled();
+    // 10 blocks left (4 s) is not under the margin; 9 is.
+    expect((250 - 240) * SLOT_MS).toBe(EXPIRY_MARGIN_MS);
+    chain.view = { blockhash: 'h2', lastValidBlockHeight: 400, blockHeight: 241 };
+    await tracker.poll();
+    await tracker.poll();
+    expect(expiring).toHaveBeenCalledTimes(1);
+    expect(stopped).not.toHaveBeenCalled();
+    expect(other).not.toHaveBeenCalled();
+  });
+});

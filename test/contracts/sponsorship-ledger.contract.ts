@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { SponsorshipLedger } from '../../src/modules/payments/ports/sponsorship-ledger';
+
+const WINDOW_MS = 3_600_000;
+
+/** The behaviour every SponsorshipLedger adapter must have. */
+export function sponsorshipLedgerContract(open: () => Promise<{ ledger: SponsorshipLedger; close: () => Promise<void> }>): void {
+  let ledger: SponsorshipLedger;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    ({ ledger, close } = await open());
+  });
+  afterAll(() => close());
+
+  // Windows far from the clock's, so no other test shares a counter.
+  const window = () => 1_000_000 + Math.floor(Math.random() * 1_000_000_000);
+  const bounds = (limits: bigint[]) => limits.map((limit) => ({ key: randomUUID(), limit }));
+
+  it('charges every bound or none, naming the first that would pass its limit', async () => {
+    const w = window();
+    const [global, wallet] = bounds([100n, 30n]);
+    expect(await ledger.charge(w, [global, wallet], 20n, WINDOW_MS)).toEqual({ charged: true, totals: [20n, 20n] });
+    expect(await ledger.charge(w, [global, wallet], 20n, WINDOW_MS)).toEqual({ charged: false, refusedBy: 1, totals: [20n, 20n] });
+    expect(await ledger.total(w, global.key)).toBe(20n);
+    const [other] = bounds([100n]);
+    expect(await ledger.charge(w, [global, other], 80n, WINDOW_MS)).toEqual({ charged: true, totals: [100n, 80n] });
+    expect(await ledger.charge(w, [global, other], 1n, WINDOW_MS)).toEqual({ charged: false, refusedBy: 0, totals: [100n, 80n] });
+  });
+
+  it('refunds within its window, never below zero', async () => {
+    const w = window();
+    const [bound] = bounds([100n]);
+    await ledger.charge(w, [bound], 60n, WINDOW_MS);
+    await ledger.refund(w, [bound.key], 25n);
+    expect(await ledger.total(w, bound.key)).toBe(35n);
+    await ledger.refund(w, [bound.key], 1_000n);
+    expect(await ledger.total(w, bound.key)).toBe(0n);
+  });
+
+  it('counts each window apart', async () => {
+    const w = window();
+    const [bound] = bounds([50n]);
+    await ledger.charge(w, [bound], 50n, WINDOW_MS);
+    expect((await ledger.charge(w, [bound], 1n, WINDOW_MS)).charged).toBe(false);
+    expect(await ledger.charge(w + 1, [bound], 50n, WINDOW_MS)).toEqual({ charged: true, totals: [50n] });
+    await ledger.refund(w + 1, [bound.key], 50n);
+    expect(await ledger.total(w, bound.key)).toBe(50n);
+  });
+
+  it('never lets concurrent charges overshoot a limit', async () => {
+    const w = window();
+    const [bound] = bounds([10_000n]);
+    const results = await Promise.all(Array.from({ length: 40 }, () => ledger.charge(w, [bound], 1_001n, WINDOW_MS)));
+    expect(results.filter((result) => result.charged)).toHaveLength(9);
+    expect(await ledger.total(w, bound.key)).toBe(9_009n);
+  });
+}
