@@ -223,6 +223,22 @@ describe('payment bounds on the local chain', () => {
         expect(statuses).toEqual([200, 200, 200, 429]);
         expect(moved).toBe(3n * amount);
       });
+
+      withRedis('sharing Redis: sponsored fees charged on one instance spend the global bound of both; the other stops advertising within a refresh', async () => {
+        redis = await startPrivateRedis();
+        const env = { REDIS_URL: redis.url, GW_SPONSOR_LAMPORTS_PER_HOUR: String(2 * SPONSORED_FEE + 100), GW_SPONSOR_WINDOW_SECS: '60' };
+        const [first, second] = await Promise.all([suite.start(env), suite.start(env)]);
+        const payer = fundedPayer(world());
+        // Less than 15 s left in the window: wait for the next, so the steps share one.
+        if (60_000 - (Date.now() % 60_000) < 15_000) await sleep(60_000 - (Date.now() % 60_000) + 50);
+        expect(await advertisedFeePayer(second)).toBeDefined();
+
+        expect((await pay(first, payer, { layout: 'sponsored' })).status).toBe(200);
+        expect((await pay(second, payer, { layout: 'sponsored' })).status).toBe(200);
+        expect(await advertisedFeePayer(second)).toBeUndefined();
+        expect(await refusal(await pay(first, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/) });
+        await until(async () => (await advertisedFeePayer(first)) === undefined, 5_000, 'the first instance sees the bound reached');
+      });
     });
   });
 });
