@@ -1,6 +1,7 @@
 import type { GatewayConfig } from '../../../config/gateway-config';
 import type { AppLogger } from '../../../logging/app-logger';
-import { PaymentChain, type BlockhashView } from '../ports/payment-chain';
+import { UnusedPaymentChain } from '../../../../test/support/unused-payment-chain';
+import type { BlockhashView } from '../ports/payment-chain';
 import { BlockhashTracker, EXPIRY_MARGIN_MS, SLOT_MS } from './blockhash-tracker';
 
 const logger = { setContext: () => undefined, info: () => undefined, warn: () => undefined } as unknown as AppLogger;
@@ -8,37 +9,10 @@ const POLL_MS = 2_000;
 const config = { settlement: { blockhashPollMs: POLL_MS } } as GatewayConfig;
 
 /** A chain that answers getLatestBlockhash with what the test sets, or fails. */
-class PolledChain extends PaymentChain {
+class PolledChain extends UnusedPaymentChain {
   view: BlockhashView | Error = { blockhash: 'h1', lastValidBlockHeight: 250, blockHeight: 100 };
-  latestBlockhash(): Promise<BlockhashView> {
+  override latestBlockhash(): Promise<BlockhashView> {
     return this.view instanceof Error ? Promise.reject(this.view) : Promise.resolve(this.view);
-  }
-  verifyTransfer(): never {
-    throw new Error('not used');
-  }
-  blockhashValid(): never {
-    throw new Error('not used');
-  }
-  simulate(): never {
-    throw new Error('not used');
-  }
-  lamports(): never {
-    throw new Error('not used');
-  }
-  prepare(): never {
-    throw new Error('not used');
-  }
-  send(): never {
-    throw new Error('not used');
-  }
-  confirm(): never {
-    throw new Error('not used');
-  }
-  status(): never {
-    throw new Error('not used');
-  }
-  life(): never {
-    throw new Error('not used');
   }
 }
 

@@ -6,7 +6,8 @@ import type { AppLogger } from '../../../logging/app-logger';
 import type { BroadcastRecord, Delivery, Receipt, ReceiptOutcome, ReceiptStatus } from '../domain/receipt';
 import { BudgetReservations } from '../ports/budget-reservations';
 import { Leases } from '../ports/leases';
-import { PaymentChain, type ChainStatus, type PreparedTransaction, type SendOutcome, type TransactionLife } from '../ports/payment-chain';
+import { UnusedPaymentChain } from '../../../../test/support/unused-payment-chain';
+import { type ChainStatus, type PreparedTransaction, type SendOutcome, type TransactionLife } from '../ports/payment-chain';
 import { ReceiptStore, type ReceiptCursor } from '../ports/receipt-store';
 import { PaymentMetrics } from './payment-metrics';
 import { ReceiptOutbox } from './receipt-outbox';
@@ -17,43 +18,28 @@ const config = { http: { requestTimeoutMs: 10_000 }, settlement: { confirmMs: 5_
 const LONG_AGO = new Date(Date.now() - 3_600_000);
 
 /** A chain whose answers the test sets: the status of each signature (a queue, last one sticky), whether blockhashes live, and what was sent. */
-class ScriptedChain extends PaymentChain {
+class ScriptedChain extends UnusedPaymentChain {
   statuses = new Map<string, ChainStatus[]>();
   blockhashLive = true;
   reachable = true;
   readonly sent: string[] = [];
 
-  verifyTransfer(): never {
-    throw new Error('not used');
-  }
-  prepare(signedTransaction: string): PreparedTransaction {
+  override prepare(signedTransaction: string): PreparedTransaction {
     return { signedTransaction, signature: `sig-of-${signedTransaction}` };
   }
-  simulate(): never {
-    throw new Error('not used');
-  }
-  latestBlockhash(): never {
-    throw new Error('not used');
-  }
-  lamports(): never {
-    throw new Error('not used');
-  }
-  confirm(): never {
-    throw new Error('not used');
-  }
-  blockhashValid(): Promise<boolean> {
+  override blockhashValid(): Promise<boolean> {
     return this.reachable ? Promise.resolve(this.blockhashLive) : Promise.reject(new Error('rpc down'));
   }
-  send({ signedTransaction }: PreparedTransaction): Promise<SendOutcome> {
+  override send({ signedTransaction }: PreparedTransaction): Promise<SendOutcome> {
     this.sent.push(signedTransaction);
     return Promise.resolve({ kind: 'sent' });
   }
-  status(signature: string): Promise<ChainStatus> {
+  override status(signature: string): Promise<ChainStatus> {
     if (!this.reachable) return Promise.reject(new Error('rpc down'));
     const queue = this.statuses.get(signature) ?? ['absent'];
     return Promise.resolve(queue.length > 1 ? (queue.shift() as ChainStatus) : queue[0]);
   }
-  life(signedTransaction: string): TransactionLife {
+  override life(signedTransaction: string): TransactionLife {
     return { signature: `sig-of-${signedTransaction}`, recentBlockhash: 'hash', nonceAccount: null };
   }
 }
