@@ -76,6 +76,13 @@ describe('FeeSponsorship', () => {
     expect(fees.feePayerFor(1_000n)).toBe(FEE_PAYER);
   });
 
+  it('with a global bound of 0 offers no sponsorship at all, and is not exhausted', async () => {
+    const fees = new FeeSponsorship(new OneFeePayer(), new MemorySponsorshipLedger(), chain, new PaymentMetrics(new Registry()), logger, { sponsorship: { ...config.sponsorship, lamportsPerWindow: 0n } } as GatewayConfig);
+    expect(fees.feePayerFor(5_000n)).toBeNull();
+    expect(fees.state()).toEqual({ configured: false, windowLamports: 0n, exhausted: false });
+    expect(await refusalOf(fees.hold(sponsored(), 'ip-1'))).toMatch(/sponsored all the fees it will this hour/);
+  });
+
   it('judges the payment itself: its priority fee and its quote; client-paid payments never', () => {
     const { fees } = sponsorship();
     expect(fees.refusal(sponsored(), 1_000n)).toBeNull();

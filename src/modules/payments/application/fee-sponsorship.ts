@@ -47,7 +47,7 @@ export class FeeSponsorship implements OnApplicationBootstrap, BeforeApplication
   }
 
   onApplicationBootstrap(): void {
-    if (this.feePayers.addresses().length === 0) return;
+    if (!this.offered()) return;
     void this.refresh();
     this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
     this.timer.unref();
@@ -59,20 +59,25 @@ export class FeeSponsorship implements OnApplicationBootstrap, BeforeApplication
 
   /** The fee payer a challenge for `quote` advertises, or null when that payment would not be sponsored. */
   feePayerFor(quote: bigint): string | null {
-    if (quote < this.bounds.minQuoteAtomic || this.exhausted()) return null;
+    if (!this.offered() || quote < this.bounds.minQuoteAtomic || this.exhausted()) return null;
     return this.feePayers.advertise();
   }
 
-  /** Whether the global bound of the current window is reached (no fee payers: never). */
+  /** Whether the global bound of the current window is reached (sponsorship not offered: never). */
   exhausted(): boolean {
     const { window, lamports } = this.global;
-    return window === this.window() && lamports + MIN_SPONSORED_FEE_LAMPORTS > this.bounds.lamportsPerWindow;
+    return this.offered() && window === this.window() && lamports + MIN_SPONSORED_FEE_LAMPORTS > this.bounds.lamportsPerWindow;
   }
 
   /** For metrics and health. */
   state(): { configured: boolean; windowLamports: bigint; exhausted: boolean } {
     const windowLamports = this.global.window === this.window() ? this.global.lamports : 0n;
-    return { configured: this.feePayers.addresses().length > 0, windowLamports, exhausted: this.exhausted() };
+    return { configured: this.offered(), windowLamports, exhausted: this.exhausted() };
+  }
+
+  /** Fee payer keys, and a global bound above zero (an operator's way to turn sponsorship off). */
+  private offered(): boolean {
+    return this.bounds.lamportsPerWindow > 0n && this.feePayers.addresses().length > 0;
   }
 
   /**
