@@ -190,7 +190,7 @@ describe('payment bounds on the local chain', () => {
 
   describe('in-flight exposure of one source token account', () => {
     /** N paid requests from one payer at once, whose balance covers N-1 of them; the provider waits so that none settles before all are accepted. */
-    const race = async (gateways: RunningGateway[], count: number): Promise<{ statuses: number[]; moved: bigint; amount: bigint }> => {
+    const race = async (gateways: RunningGateway[], count: number): Promise<{ statuses: number[]; moved: bigint; amount: bigint; refusals: unknown[] }> => {
       const body = chatBody();
       const { header, amount } = await quote(gateways[0], body);
       const payer = fundedPayer(world(), BigInt(count - 1) * amount + amount / 2n);
@@ -198,13 +198,15 @@ describe('payment bounds on the local chain', () => {
       world().upstreams.openai.script(...Array.from({ length: count }, () => ({ kind: 'reply' as const, firstByteDelayMs: 1_000 })));
       const headers = Array.from({ length: count }, () => specPaymentHeader(world(), header, { payer }));
       const answers = await Promise.all(headers.map((payment, i) => postChat(gateways[i % gateways.length], body, { 'payment-signature': payment })));
-      return { statuses: answers.map((res) => res.status).sort(), moved: -changeSince(world(), payer, before).payer, amount };
+      const refusals = await Promise.all(answers.filter((res) => res.status === 429).map(async (res) => ({ retryAfter: res.headers.get('retry-after'), ...(await res.json()) })));
+      return { statuses: answers.map((res) => res.status).sort(), moved: -changeSince(world(), payer, before).payer, amount, refusals };
     };
 
     it('N parallel payments whose balance covers N-1: N-1 answers and one 429, N-1 transfers', async () => {
       const gateway = await suite.start({});
-      const { statuses, moved, amount } = await race([gateway], 4);
+      const { statuses, moved, amount, refusals } = await race([gateway], 4);
       expect(statuses).toEqual([200, 200, 200, 429]);
+      expect(refusals).toEqual([{ retryAfter: '1', error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.' } }]);
       expect(moved).toBe(3n * amount);
     });
 

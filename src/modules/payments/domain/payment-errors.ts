@@ -1,4 +1,5 @@
 import { GatewayError } from '../../../errors/gateway-error';
+import { RATE_LIMITED_MESSAGE, rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
 import { PAYMENT_VERIFICATION_FAILED } from './exact-payment';
 
 const REPLAYED_MESSAGE = 'transaction has already been used; each payment signature may only be submitted once';
@@ -33,13 +34,8 @@ export const paymentErrors = {
     new GatewayError('invalid_payment', 'payment transaction blockhash was about to expire before the answer began; nothing was charged; sign a new payment and retry'),
   notSponsored: (why: string) =>
     new GatewayError('invalid_payment', `the gateway does not sponsor this payment's network fee (${why}); pay the fee yourself: make your wallet the transaction's fee payer and retry`),
-  sourceCommitted: () =>
-    new GatewayError('rate_limit_exceeded', 'payments in flight from this token account already commit its balance; retry once one settles', {
-      'x-ratelimit-limit': '1',
-      'x-ratelimit-remaining': '0',
-      'x-ratelimit-reset': '1',
-      'retry-after': '1',
-    }),
+  // The spec's one 429 body; the headers say to come back once a payment in flight has settled.
+  sourceCommitted: () => new GatewayError('rate_limit_exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders({ allowed: false, limit: 1, remaining: 0, resetSecs: 1 })),
   replayStoreFull: () => new GatewayError('service_unavailable', 'too many payments in flight on this instance; retry shortly'),
   receiptsUnavailable: () => new GatewayError('service_unavailable', 'receipt storage is unavailable; the payment was not used, retry shortly'),
   settlementFailed: (receiptPath: string | null) =>
