@@ -155,13 +155,15 @@ describe('payment bounds on the local chain', () => {
     afterEach(() => world().localnet.expireBlockhash());
 
     it('a payment whose blockhash has less than GW_MIN_BLOCKHASH_LIFE_SECS left is a 402 telling the client to re-sign; a fresh one is served', async () => {
-      const gateway = await suite.start({ GW_BLOCKHASH_POLL_MS: '100' });
+      // The default 2 s poll: the payment is judged against the block height of the moment, not the last poll's.
+      const gateway = await suite.start({});
       const payer = fundedPayer(world());
+      expect((await pay(gateway, payer)).status).toBe(200);
       const before = snapshot(world(), payer);
       // 40 blocks left: 16 s, under the 20 s default.
       const { lastValidBlockHeight } = world().localnet.latestBlockhash();
       world().localnet.advanceSlots(lastValidBlockHeight - world().localnet.slot - 40);
-      await sleep(400);
+      await sleep(150);
 
       const shortLived = await refusal(await pay(gateway, payer));
       expect(shortLived).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/^payment transaction blockhash expires in 1\d s, less than the 20 s a payment needs; sign a new payment/) });
@@ -198,7 +200,7 @@ describe('payment bounds on the local chain', () => {
       world().upstreams.openai.script(...Array.from({ length: count }, () => ({ kind: 'reply' as const, firstByteDelayMs: 1_000 })));
       const headers = Array.from({ length: count }, () => specPaymentHeader(world(), header, { payer }));
       const answers = await Promise.all(headers.map((payment, i) => postChat(gateways[i % gateways.length], body, { 'payment-signature': payment })));
-      const refusals = await Promise.all(answers.filter((res) => res.status === 429).map(async (res) => ({ retryAfter: res.headers.get('retry-after'), ...(await res.json()) })));
+      const refusals = await Promise.all(answers.filter((res) => res.status === 429).map(async (res) => ({ retryAfter: res.headers.get('retry-after'), ...((await res.json()) as ErrorBody) })));
       return { statuses: answers.map((res) => res.status).sort(), moved: -changeSince(world(), payer, before).payer, amount, refusals };
     };
 

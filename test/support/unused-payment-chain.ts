@@ -14,6 +14,9 @@ export class UnusedPaymentChain extends PaymentChain {
   latestBlockhash(..._args: unknown[]): ReturnType<PaymentChain['latestBlockhash']> {
     throw new Error('not used');
   }
+  blockHeight(..._args: unknown[]): Promise<number> {
+    throw new Error('not used');
+  }
   lamports(..._args: unknown[]): never {
     throw new Error('not used');
   }

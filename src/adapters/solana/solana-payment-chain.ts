@@ -110,6 +110,10 @@ export class SolanaPaymentChain extends PaymentChain {
     return { ...latest, blockHeight };
   }
 
+  blockHeight(): Promise<number> {
+    return this.connection.getBlockHeight(COMMITMENT);
+  }
+
   async lamports(address: string): Promise<bigint> {
     return BigInt(await this.connection.getBalance(new PublicKey(address), COMMITMENT));
   }

@@ -11,8 +11,13 @@ const config = { settlement: { blockhashPollMs: POLL_MS } } as GatewayConfig;
 /** A chain that answers getLatestBlockhash with what the test sets, or fails. */
 class PolledChain extends UnusedPaymentChain {
   view: BlockhashView | Error = { blockhash: 'h1', lastValidBlockHeight: 250, blockHeight: 100 };
+  heightReads = 0;
   override latestBlockhash(): Promise<BlockhashView> {
     return this.view instanceof Error ? Promise.reject(this.view) : Promise.resolve(this.view);
+  }
+  override blockHeight(): Promise<number> {
+    this.heightReads += 1;
+    return this.view instanceof Error ? Promise.reject(this.view) : Promise.resolve(this.view.blockHeight);
   }
 }
 
@@ -56,6 +61,22 @@ describe('BlockhashTracker', () => {
     advance(2 * POLL_MS + 1);
     expect(tracker.lifeMs('h1')).toBeNull();
     expect(tracker.validUnseen('h9')).toBeNull();
+  });
+
+  it('judges a payment against a block height read at most 100 ms ago, one read shared by the payments waiting', async () => {
+    const { chain, tracker, advance } = tracked();
+    await tracker.poll();
+    expect(await tracker.lifeNowMs('unknown')).toBeNull();
+    expect(chain.heightReads).toBe(0);
+    // The chain jumped 120 blocks since the poll; the next payment sees it.
+    chain.view = { blockhash: 'h1', lastValidBlockHeight: 250, blockHeight: 220 };
+    expect(await tracker.lifeNowMs('h1')).toBe(150 * SLOT_MS);
+    advance(101);
+    expect(await Promise.all([tracker.lifeNowMs('h1'), tracker.lifeNowMs('h1')])).toEqual([30 * SLOT_MS, 30 * SLOT_MS]);
+    expect(chain.heightReads).toBe(1);
+    chain.view = new Error('rpc down');
+    advance(101);
+    await expect(tracker.lifeNowMs('h1')).rejects.toThrow('rpc down');
   });
 
   it('takes a valid blockhash no poll returned to be at most one poll interval old', async () => {

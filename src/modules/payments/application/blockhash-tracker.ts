@@ -13,16 +13,19 @@ const REMEMBERED = 1_024;
 export const EXPIRY_MARGIN_MS = 4_000;
 /** After this many missed polls the tracker's view is too old to judge a blockhash by. */
 const STALE_POLLS = 3;
+/** A payment is judged against a block height at most this old; an older one is read again first (one read shared by the payments waiting). */
+const FRESH_HEIGHT_MS = 100;
 
 type Watcher = { blockhash: string; onExpiring: () => void };
 
 /**
  * The life left in payments' blockhashes (docs/decisions.md, "Blockhash life"): polls
  * `getLatestBlockhash` with the block height every GW_BLOCKHASH_POLL_MS and remembers each
- * blockhash's `lastValidBlockHeight`, so acceptance judges a known blockhash without asking the
- * chain. Between polls the height is extrapolated by the block time, at most one poll interval
- * ahead, so the estimate errs towards less life. Payments waiting for their first content watch
- * their blockhash and are released before it expires.
+ * blockhash's `lastValidBlockHeight`, so acceptance needs only the current block height (read
+ * beside the simulation, never after it) to judge a known blockhash. Between reads the height is
+ * extrapolated by the block time, at most one poll interval ahead, so the estimate errs towards
+ * less life. Payments waiting for their first content watch their blockhash and are released
+ * before it expires.
  */
 @Injectable()
 export class BlockhashTracker implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -30,6 +33,7 @@ export class BlockhashTracker implements OnApplicationBootstrap, BeforeApplicati
   private height: { value: number; at: number } | null = null;
   private readonly watchers = new Set<Watcher>();
   private timer: NodeJS.Timeout | null = null;
+  private heightRead: Promise<void> | null = null;
   private failing = false;
   private readonly pollMs: number;
 
@@ -74,6 +78,22 @@ export class BlockhashTracker implements OnApplicationBootstrap, BeforeApplicati
         watcher.onExpiring();
       }
     }
+  }
+
+  /**
+   * `lifeMs` against a block height at most FRESH_HEIGHT_MS old: a chain that jumped since the last
+   * poll is seen. Null for a blockhash unknown here; rejects when the chain cannot be read.
+   */
+  async lifeNowMs(blockhash: string): Promise<number | null> {
+    if (!this.lastValid.has(blockhash)) return null;
+    if (!this.height || this.now() - this.height.at > FRESH_HEIGHT_MS) {
+      this.heightRead ??= this.chain
+        .blockHeight()
+        .then((value) => void (this.height = { value, at: this.now() }))
+        .finally(() => (this.heightRead = null));
+      await this.heightRead;
+    }
+    return this.lifeMs(blockhash);
   }
 
   /** The time left before `blockhash` expires, or null when it is unknown here or the view is stale. */

@@ -179,21 +179,16 @@ export class ExactPayments {
   }
 
   /**
-   * Blockhash life, then a simulation that also reads the source's balance (after the exposure
-   * version, so a debit landing meanwhile is not missed); an RPC that cannot answer means the
-   * payment cannot be confirmed.
+   * Blockhash life and a simulation that also reads the source's balance, side by side (one round
+   * trip); a short life is the answer even when the simulation failed too. An RPC that cannot
+   * answer means the payment cannot be confirmed.
    */
   private async checkOnChain(transfer: VerifiedTransfer, transaction: string): Promise<BalanceRead> {
     try {
-      await this.checkLife(transfer);
-      const version = await this.exposure.version(transfer);
-      const simulation = await this.chain.simulate(transaction, transfer.source);
-      if (!simulation.ok) {
-        this.logger.info({ reason: simulation.reason, detail: simulation.detail }, 'payment simulation failed');
-        throw simulation.reason === 'insufficient-funds' ? paymentErrors.unfunded() : paymentErrors.unverifiable();
-      }
-      // Unreadable, the balance is taken to be this payment alone: nothing else may be in flight beside it.
-      return { version, balance: (simulation.balanceAfter ?? 0n) + transfer.amount };
+      const [life, balance] = await Promise.allSettled([this.checkLife(transfer), this.readBalance(transfer, transaction)]);
+      if (life.status === 'rejected') throw life.reason;
+      if (balance.status === 'rejected') throw balance.reason;
+      return balance.value;
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       this.logger.warn({ err }, 'solana rpc unavailable while checking a payment');
@@ -201,12 +196,24 @@ export class ExactPayments {
     }
   }
 
+  /** The simulation, after the exposure version, so a debit landing meanwhile is not missed. */
+  private async readBalance(transfer: VerifiedTransfer, transaction: string): Promise<BalanceRead> {
+    const version = await this.exposure.version(transfer);
+    const simulation = await this.chain.simulate(transaction, transfer.source);
+    if (!simulation.ok) {
+      this.logger.info({ reason: simulation.reason, detail: simulation.detail }, 'payment simulation failed');
+      throw simulation.reason === 'insufficient-funds' ? paymentErrors.unfunded() : paymentErrors.unverifiable();
+    }
+    // Unreadable, the balance is taken to be this payment alone: nothing else may be in flight beside it.
+    return { version, balance: (simulation.balanceAfter ?? 0n) + transfer.amount };
+  }
+
   /**
-   * A blockhash the tracker knows is judged without the chain; one it does not is asked about. A
-   * durable nonce has no expiry to judge: it lives while its account holds it.
+   * A blockhash the tracker knows is judged against a fresh block height; one it does not is asked
+   * about. A durable nonce has no expiry to judge: it lives while its account holds it.
    */
   private async checkLife(transfer: VerifiedTransfer): Promise<void> {
-    let life = transfer.nonceAccount === null ? this.blockhashes.lifeMs(transfer.recentBlockhash) : null;
+    let life = transfer.nonceAccount === null ? await this.blockhashes.lifeNowMs(transfer.recentBlockhash) : null;
     if (life === null) {
       if (!(await this.chain.blockhashValid(transfer))) throw paymentErrors.expired();
       if (transfer.nonceAccount !== null) return;

@@ -47,7 +47,7 @@ export interface TransactionLife {
 
 /**
  * The chain an `exact` payment is checked against and settled on. Application code reaches
- * Solana only through this port. `blockhashValid`, `simulate`, `latestBlockhash`, `lamports` and `status` reject only when the
+ * Solana only through this port. `blockhashValid`, `simulate`, `latestBlockhash`, `blockHeight`, `lamports` and `status` reject only when the
  * RPC cannot be reached; `send` and `confirm` never reject.
  */
 export abstract class PaymentChain {
@@ -65,6 +65,9 @@ export abstract class PaymentChain {
 
   /** What the blockhash tracker polls. */
   abstract latestBlockhash(): Promise<BlockhashView>;
+
+  /** The current block height alone: how the tracker judges a payment against a fresh height. */
+  abstract blockHeight(): Promise<number>;
 
   /** An account's SOL balance (a fee payer's), in lamports. */
   abstract lamports(address: string): Promise<bigint>;
