@@ -19,7 +19,7 @@ import { startRpcFaultProxy } from '../../test/support/rpc-fault-proxy';
 const quick = process.argv.includes('--quick');
 const PAID_REQUESTS = quick ? 50 : 300;
 
-const RPC_METHODS = ['isBlockhashValid', 'simulateTransaction', 'getAccountInfo', 'sendTransaction', 'getSignatureStatuses', 'getLatestBlockhash', 'getBlockHeight'];
+const RPC_METHODS = ['isBlockhashValid', 'simulateTransaction', 'getAccountInfo', 'sendTransaction', 'getSignatureStatuses', 'getLatestBlockhash', 'getEpochInfo', 'getBlockHeight'];
 
 async function main(): Promise<void> {
   const world = await startPaidWorld();
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
     console.log('end to end on the local chain (sequential; gateway, chain and fake provider in this process):');
     console.table([row('402 quote', quotes), row('paid, JSON, answer and confirmation', paid), row('paid, stream, to [DONE]', streamed)]);
     const paidRequests = 2 * PAID_REQUESTS;
-    console.log(`JSON-RPC calls per paid request (${paidRequests} paid requests; getLatestBlockhash is the tracker's timer; getBlockHeight is the timer's and acceptance's, at most one read per 100 ms, beside the simulation):`);
+    console.log(`JSON-RPC calls per paid request (${paidRequests} paid requests; getLatestBlockhash and getEpochInfo are the tracker's timer; getBlockHeight is acceptance's, at most one read per 100 ms, beside the simulation):`);
     console.table(RPC_METHODS.map((method) => ({ method, 'calls per paid request': ((rpc.calls(method) - (callsBefore.get(method) ?? 0)) / paidRequests).toFixed(2) })));
   } finally {
     await gateway.close();

@@ -87,6 +87,7 @@ describe('SolanaPaymentChain against the localnet', () => {
     const { blockhash, lastValidBlockHeight } = localnet.latestBlockhash();
 
     expect(await chain.latestBlockhash()).toEqual({ blockhash, lastValidBlockHeight, blockHeight: 7 });
+    expect(await chain.blockHeight()).toBe(7);
     // fundSponsoredPayment gives the fee payer 1 SOL.
     expect(await chain.lamports(parties.gatewayFeePayer.publicKey.toBase58())).toBe(BigInt(LAMPORTS_PER_SOL));
   });

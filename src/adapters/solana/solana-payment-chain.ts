@@ -106,8 +106,11 @@ export class SolanaPaymentChain extends PaymentChain {
   }
 
   async latestBlockhash(): Promise<BlockhashView> {
-    const [latest, blockHeight] = await Promise.all([this.connection.getLatestBlockhash(COMMITMENT), this.connection.getBlockHeight(COMMITMENT)]);
-    return { ...latest, blockHeight };
+    // The height from getEpochInfo, not getBlockHeight: web3.js shares one pending getBlockHeight
+    // among its callers, and a payment must never wait on a poll's call that an outage has held.
+    const [latest, epoch] = await Promise.all([this.connection.getLatestBlockhash(COMMITMENT), this.connection.getEpochInfo(COMMITMENT)]);
+    // A node that leaves the height out gives its slot, never below the height: life is then underestimated.
+    return { ...latest, blockHeight: epoch.blockHeight ?? epoch.absoluteSlot };
   }
 
   blockHeight(): Promise<number> {

@@ -20,7 +20,7 @@ type Watcher = { blockhash: string; onExpiring: () => void };
 
 /**
  * The life left in payments' blockhashes (docs/decisions.md, "Blockhash life"): polls
- * `getLatestBlockhash` with the block height every GW_BLOCKHASH_POLL_MS and remembers each
+ * `getLatestBlockhash` with the block height (`getEpochInfo`) every GW_BLOCKHASH_POLL_MS and remembers each
  * blockhash's `lastValidBlockHeight`, so acceptance needs only the current block height (read
  * beside the simulation, never after it) to judge a known blockhash. Between reads the height is
  * extrapolated by the block time, at most one poll interval ahead, so the estimate errs towards
