@@ -66,4 +66,18 @@ export function exposureLedgerContract(open: () => Promise<{ ledger: ExposureLed
     expect(await ledger.admit(debit(source, 2n), balance, 0, TTL)).toBe(false);
     expect(await ledger.admit(debit(source, 1n), balance, 0, TTL)).toBe(true);
   });
+
+  it('counts a debit still in flight against every read, however recent, until it lands or is removed', async () => {
+    const source = randomUUID();
+    const inFlight = debit(source, 60n);
+    const other = debit(source, 10n);
+    expect(await ledger.admit(inFlight, 100n, await ledger.version(source), TTL)).toBe(true);
+    expect(await ledger.admit(other, 100n, await ledger.version(source), TTL)).toBe(true);
+    await ledger.landed(source, other.id);
+    // No balance read includes a debit that has not landed, whatever the version.
+    expect(await ledger.admit(debit(source, 41n), 100n, await ledger.version(source), TTL)).toBe(false);
+    // Landed with an error: it never moved the balance, so it is removed, not landed.
+    await ledger.remove(source, inFlight.id);
+    expect(await ledger.admit(debit(source, 90n), 90n, await ledger.version(source), TTL)).toBe(true);
+  });
 }

@@ -48,11 +48,47 @@ export function sponsorshipLedgerContract(open: () => Promise<{ ledger: Sponsors
     expect(await ledger.total(w, bound.key)).toBe(50n);
   });
 
+  it('counts totals of 100,000 SOL and more exactly', async () => {
+    const w = window();
+    const [bound] = bounds([10n ** 15n]);
+    expect(await ledger.charge(w, [bound], 123_456_789_012_345n, WINDOW_MS)).toEqual({ charged: true, totals: [123_456_789_012_345n] });
+    expect(await ledger.charge(w, [bound], 10n ** 15n, WINDOW_MS)).toEqual({ charged: false, refusedBy: 0, totals: [123_456_789_012_345n] });
+  });
+
   it('never lets concurrent charges overshoot a limit', async () => {
     const w = window();
     const [bound] = bounds([10_000n]);
     const results = await Promise.all(Array.from({ length: 40 }, () => ledger.charge(w, [bound], 1_001n, WINDOW_MS)));
     expect(results.filter((result) => result.charged)).toHaveLength(9);
     expect(await ledger.total(w, bound.key)).toBe(9_009n);
+  });
+
+  it('charges nothing to the bounds before one that refuses', async () => {
+    const w = window();
+    const [global, wallet, client] = bounds([1_000n, 500n, 300n]);
+    expect(await ledger.charge(w, [global, wallet, client], 200n, WINDOW_MS)).toEqual({ charged: true, totals: [200n, 200n, 200n] });
+    expect(await ledger.charge(w, [global, wallet, client], 200n, WINDOW_MS)).toEqual({ charged: false, refusedBy: 2, totals: [200n, 200n, 200n] });
+    expect(await ledger.total(w, global.key)).toBe(200n);
+    expect(await ledger.total(w, wallet.key)).toBe(200n);
+  });
+
+  it('leaves a counter that was never charged at zero when refunded, so its limit stays whole', async () => {
+    const w = window();
+    const [bound] = bounds([100n]);
+    await ledger.refund(w, [bound.key], 50n);
+    expect(await ledger.total(w, bound.key)).toBe(0n);
+    expect((await ledger.charge(w, [bound], 101n, WINDOW_MS)).charged).toBe(false);
+    expect(await ledger.charge(w, [bound], 100n, WINDOW_MS)).toEqual({ charged: true, totals: [100n] });
+  });
+
+  it('never lets concurrent charges through different wallets overshoot the shared bound, nor count the refused ones', async () => {
+    const w = window();
+    const [global] = bounds([10_000n]);
+    const wallets = bounds(Array.from({ length: 40 }, () => 5_000n));
+    const results = await Promise.all(wallets.map((wallet) => ledger.charge(w, [global, wallet], 1_001n, WINDOW_MS)));
+    expect(results.filter((result) => result.charged)).toHaveLength(9);
+    expect(await ledger.total(w, global.key)).toBe(9_009n);
+    const walletTotals = await Promise.all(wallets.map((wallet) => ledger.total(w, wallet.key)));
+    expect(walletTotals.reduce((sum, total) => sum + total, 0n)).toBe(9_009n);
   });
 }

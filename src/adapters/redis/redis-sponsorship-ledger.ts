@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { SponsorshipLedger, type SponsorshipBound, type SponsorshipCharge } from '../../modules/payments/ports/sponsorship-ledger';
 
 // All bounds checked, then all counted, in one script: concurrent charges cannot overshoot together.
+// Totals go back as '%.0f' strings: Lua's tostring would print 1e14 and above in exponent form.
 const CHARGE = `
 local lamports = tonumber(ARGV[1])
 local totals = {}
@@ -9,13 +10,13 @@ for i = 1, #KEYS do totals[i] = tonumber(redis.call('GET', KEYS[i]) or '0') end
 for i = 1, #KEYS do
   if totals[i] + lamports > tonumber(ARGV[i + 2]) then
     local shown = {}
-    for j = 1, #KEYS do shown[j] = tostring(totals[j]) end
+    for j = 1, #KEYS do shown[j] = string.format('%.0f', totals[j]) end
     return {i, shown}
   end
 end
 local after = {}
 for i = 1, #KEYS do
-  after[i] = tostring(redis.call('INCRBY', KEYS[i], lamports))
+  after[i] = string.format('%.0f', redis.call('INCRBY', KEYS[i], lamports))
   redis.call('PEXPIRE', KEYS[i], ARGV[2])
 end
 return {0, after}`;

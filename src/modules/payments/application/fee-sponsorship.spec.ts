@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import { MemorySponsorshipLedger } from '../../../adapters/memory/memory-sponsorship-ledger';
 import type { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
+import { ERROR_STATUS } from '../../../http/error-response';
 import type { AppLogger } from '../../../logging/app-logger';
 import type { VerifiedTransfer } from '../domain/exact-payment';
 import { FeePayers } from '../ports/fee-payers';
@@ -52,11 +53,11 @@ function sponsored(overrides: Partial<VerifiedTransfer> = {}): VerifiedTransfer 
   };
 }
 
-function sponsorship() {
+function sponsorship(ledger = new MemorySponsorshipLedger()) {
   let now = 10 * HOUR;
   const registry = new Registry();
-  const fees = new FeeSponsorship(new OneFeePayer(), new MemorySponsorshipLedger(), chain, new PaymentMetrics(registry), logger, config, () => now);
-  return { fees, registry, nextHour: () => (now += HOUR) };
+  const fees = new FeeSponsorship(new OneFeePayer(), ledger, chain, new PaymentMetrics(registry), logger, config, () => now);
+  return { fees, ledger, registry, nextHour: () => (now += HOUR) };
 }
 
 async function refusalOf(promise: Promise<unknown>): Promise<string> {
@@ -66,7 +67,14 @@ async function refusalOf(promise: Promise<unknown>): Promise<string> {
   );
   if (!(err instanceof GatewayError)) throw new Error('expected a refusal');
   expect(err.type).toBe('invalid_payment');
+  expect(ERROR_STATUS[err.type]).toBe(402);
+  expect(err.message).toMatch(/pay the fee yourself/);
   return err.message;
+}
+
+/** 40,004 of the window's 50,000 in four fees, two per wallet and client: less than one more fee is left. */
+async function spendWindow(fees: FeeSponsorship): Promise<void> {
+  for (const [payer, client] of [['payer-a', 'ip-1'], ['payer-a', 'ip-1'], ['payer-b', 'ip-2'], ['payer-b', 'ip-2']]) await fees.hold(sponsored({ payer }), client);
 }
 
 describe('FeeSponsorship', () => {
@@ -133,5 +141,51 @@ describe('FeeSponsorship', () => {
     expect(text).toContain('gw_sponsorship_charged_lamports_total 10001');
     expect(text).toContain('gw_sponsorship_refusals_total{bound="priority"} 1');
     expect(text).toContain(`gw_fee_payer_balance_lamports{fee_payer="${FEE_PAYER}"} 123456`);
+  });
+
+  it('counts refusals by the bound that refused, and shows when the global bound is reached', async () => {
+    const { fees, registry } = sponsorship();
+    fees.refusal(sponsored(), 999n);
+    await fees.hold(sponsored(), 'ip-1');
+    await fees.hold(sponsored(), 'ip-1');
+    await refusalOf(fees.hold(sponsored(), 'ip-2'));
+    await refusalOf(fees.hold(sponsored({ payer: 'payer-b' }), 'ip-1'));
+    await fees.hold(sponsored({ payer: 'payer-b' }), 'ip-2');
+    await fees.hold(sponsored({ payer: 'payer-b' }), 'ip-2');
+    await refusalOf(fees.hold(sponsored({ payer: 'payer-c' }), 'ip-3'));
+    const text = await registry.metrics();
+    for (const bound of ['quote', 'wallet', 'client', 'global']) expect(text).toContain(`gw_sponsorship_refusals_total{bound="${bound}"} 1`);
+    expect(text).toContain('gw_sponsorship_window_lamports 40004');
+    expect(text).toContain('gw_sponsorship_exhausted 1');
+  });
+
+  it('gives a payment released after the window turned back to its own window, leaving the new window as seen', async () => {
+    const { fees, ledger, nextHour } = sponsorship();
+    const late = await fees.hold(sponsored(), 'ip-1');
+    nextHour();
+    await spendWindow(fees);
+    await late?.release();
+    // The old window's refund must not make this instance advertise a fee payer the new window cannot pay for.
+    expect(fees.state()).toEqual({ configured: true, windowLamports: 40_004n, exhausted: true });
+    expect(fees.feePayerFor(5_000n)).toBeNull();
+    expect(await ledger.total(10, 'global')).toBe(0n);
+    expect(await ledger.total(11, 'global')).toBe(40_004n);
+  });
+
+  it('sees the global bound reached through another instance at its next refresh', async () => {
+    jest.useFakeTimers();
+    const ledger = new MemorySponsorshipLedger();
+    const [spender, watcher] = [sponsorship(ledger).fees, sponsorship(ledger).fees];
+    try {
+      watcher.onApplicationBootstrap();
+      await spendWindow(spender);
+      expect(watcher.feePayerFor(5_000n)).toBe(FEE_PAYER);
+      await jest.advanceTimersByTimeAsync(2_000);
+      expect(watcher.exhausted()).toBe(true);
+      expect(watcher.feePayerFor(5_000n)).toBeNull();
+    } finally {
+      watcher.beforeApplicationShutdown();
+      jest.useRealTimers();
+    }
   });
 });

@@ -135,6 +135,8 @@ export class FeeSponsorship implements OnApplicationBootstrap, BeforeApplication
   }
 
   private seeGlobal(window: number, lamports: bigint): void {
+    // A release, hold or refresh that began in a window since turned must not replace the newer window's view.
+    if (window < this.global.window) return;
     const wasExhausted = this.exhausted();
     this.global = { window, lamports };
     if (!wasExhausted && this.exhausted()) this.logger.warn({ lamports: lamports.toString() }, 'sponsored fee bound reached: quotes advertise no fee payer until the window turns');
