@@ -10,7 +10,10 @@ import { FUZZ_ENV, fuzzCase, PaymentFuzzer } from '../../test/support/payment-fu
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
+  if (index < 0) return fallback;
+  const value = Number(process.argv[index + 1]);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`--${name} takes a whole number, not ${process.argv[index + 1]}`);
+  return value;
 }
 
 async function main(): Promise<void> {
@@ -28,14 +31,21 @@ async function main(): Promise<void> {
       fc.asyncProperty(fuzzCase, (recipe) => run.run(recipe)),
       { numRuns: runs, seed, endOnFailure: true },
     );
-    if (details.failed) console.log(fc.defaultReportMessage(details));
+    if (details.failed) console.log(`${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}\nthe cases before it, oldest first:\n${run.recent.map((recipe) => JSON.stringify(recipe)).join('\n')}`);
+    else await run.settled();
+    const health = await fetch(`${gateway.url}/health`);
+    if (health.status !== 200) throw new Error(`after the runs /health answers ${health.status}`);
+    console.log(`failures: ${details.failed ? 1 : 0} (fast-check stops at the first)`);
     process.exitCode = details.failed ? 1 : 0;
   } finally {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     if (fuzzer) {
       const { stats } = fuzzer;
-      console.log(`${stats.runs} runs in ${seconds} s, seed ${seed}; served and charged ${stats.served} (${stats.charged} atomic USDC in all)`);
+      console.log(`${stats.runs} runs (${stats.requests} requests) in ${seconds} s, seed ${seed}; served and charged ${stats.served} (${stats.charged} atomic USDC in all)`);
       console.table([...stats.byStatus].sort(([a], [b]) => a - b).map(([status, count]) => ({ status, count })));
+      const statuses = [...stats.byStatus.keys()].sort((a, b) => a - b);
+      console.table(Object.fromEntries([...stats.byKind].map(([kind, counts]) => [kind, Object.fromEntries(statuses.map((status) => [status, counts.get(status) ?? 0]))])));
+      if (stats.redelivered > 0) console.log(`redelivered answers: ${stats.redelivered}`);
     }
     await gateway.close();
     await world.close();

@@ -69,7 +69,7 @@ export interface ProviderEndpoint {
   baseUrl: string;
 }
 
-/** Upstream timeouts and the circuit breaker (issue 4 defaults: 10 s, 60 s, 60 s; 50 % of at least 5 in 60 s, open 30 s). */
+/** Upstream timeouts and the circuit breaker (docs/decisions.md, "Failure policy"; defaults 10 s, 60 s, 60 s; 50 % of at least 5 in 60 s, open 30 s). */
 export interface UpstreamConfig {
   connectTimeoutMs: number;
   firstByteTimeoutMs: number;

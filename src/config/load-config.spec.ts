@@ -37,7 +37,7 @@ describe('loadConfig', () => {
       shutdownGraceMs: 10_000,
     });
     expect(config.settlement).toEqual({ confirmMs: 30_000, reconcileIntervalMs: 15_000, redeliveryTtlMs: 600_000, leaseTtlMs: 30_000, minBlockhashLifeMs: 20_000, blockhashPollMs: 2_000 });
-    // ARCHITECTURE.md section 4's table: the minimum sponsored quote defaults to 0 (docs/decisions.md, "Bounded sponsorship").
+    // The minimum sponsored quote defaults to 0, not 1,000 (docs/decisions.md, "Bounded sponsorship").
     expect(config.sponsorship).toEqual({ maxPriorityLamports: 10_000n, lamportsPerWindow: 100_000_000n, walletLamportsPerWindow: 10_000_000n, minQuoteAtomic: 0n, windowMs: 3_600_000 });
     expect(config.limits).toEqual({ rateLimitMax: 60, freeTierRateLimit: 5, freeTierGlobalRpm: 12, cacheTtlSecs: 600 });
     expect(config.storage).toEqual({ kind: 'pglite', dataDir: config.dataDir });

@@ -28,10 +28,13 @@ describe('payment fuzzing on the local chain', () => {
 
   it(`${RUNS} generated payments (seed ${SEED}): no 5xx, and money moves only with a 200, exactly, once`, async () => {
     const fuzzer = new PaymentFuzzer(world, gateway, await quote(gateway, chatBody()), 10_001n);
-    await fc.assert(
-      fc.asyncProperty(fuzzCase, (recipe) => fuzzer.run(recipe)),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
+    await fc
+      .assert(fc.asyncProperty(fuzzCase, (recipe) => fuzzer.run(recipe)), { numRuns: RUNS, seed: SEED, endOnFailure: true })
+      .catch((err: Error) => {
+        // The gateway and chain keep state from case to case (a resend, a replay): the cases before it are part of the reproduction.
+        throw new Error(`${err.message}\nthe cases before it, oldest first:\n${fuzzer.recent.map((recipe) => JSON.stringify(recipe)).join('\n')}`);
+      });
+    await fuzzer.settled();
     expect(fuzzer.stats.runs).toBe(RUNS);
     // Enough of them were real payments for the money property to mean something.
     expect(fuzzer.stats.served).toBeGreaterThan(RUNS / 50);

@@ -4,7 +4,7 @@ import { ResponseCache } from '../../modules/chat/ports/response-cache';
 
 /**
  * Completions shared by every instance through Redis, expiring with the TTL. While Redis fails
- * the cache is bypassed (ARCHITECTURE.md section 3): a miss, and writes dropped.
+ * the cache is bypassed (docs/decisions.md, "Cache"): a miss, and writes dropped.
  */
 export class RedisResponseCache extends ResponseCache {
   constructor(private readonly redis: Redis) {

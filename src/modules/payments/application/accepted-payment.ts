@@ -31,6 +31,7 @@ export interface PaymentCollaborators {
   logger: AppLogger;
   network: Network;
   confirmMs: number;
+  blockhashes: BlockhashTracker;
 }
 
 /**
@@ -56,7 +57,6 @@ export class AcceptedPayment {
     /** What it holds until it ends: its source's exposure, its sponsored fee's charge. */
     private readonly holds: readonly PaymentHold[],
     private readonly deps: PaymentCollaborators,
-    private readonly blockhashes: BlockhashTracker,
   ) {}
 
   get payer(): string {
@@ -88,7 +88,7 @@ export class AcceptedPayment {
    */
   whenExpiring(onExpiring: () => void): () => void {
     if (this.transfer.nonceAccount !== null) return () => undefined;
-    return this.blockhashes.watch(this.transfer.recentBlockhash, onExpiring);
+    return this.deps.blockhashes.watch(this.transfer.recentBlockhash, onExpiring);
   }
 
   /** Nothing was broadcast: nothing is charged, and the claim is released so the same payment may be retried. */

@@ -42,8 +42,8 @@ export interface PaymentContext {
  * transaction's own checks, the payment-attempt limit per client address, replay look-up, the
  * sponsorship bounds of the payment itself, the paid rate limit (keyed on the wallet whose signature
  * just verified), blockhash life, simulation, the atomic replay claim, the source's exposure, the
- * sponsored fee's window charge, the budget reservation, the pending receipt (the durable claim). Callable without HTTP: chat, tools and
- * the A2A adapter share it. When to broadcast is the caller's policy (`AcceptedPayment.broadcast`).
+ * sponsored fee's window charge, the budget reservation, the pending receipt (the durable claim).
+ * Callable without HTTP: chat, tools and the A2A adapter share it. When to broadcast is the caller's policy (`AcceptedPayment.broadcast`).
  * Three bounds keep what is accepted payable (docs/decisions.md, "Money moves exactly once (issue
  * 11)"): the blockhash's life, the source's in-flight exposure and the sponsored fees.
  */
@@ -68,7 +68,7 @@ export class ExactPayments {
     @Optional() private readonly receipts?: ReceiptStore,
   ) {
     logger.setContext(ExactPayments.name);
-    this.collaborators = { chain, replay, receipts, budgets, outbox, metrics, logger, network: challenges.terms.network, confirmMs: config.settlement.confirmMs };
+    this.collaborators = { chain, replay, receipts, budgets, outbox, metrics, logger, network: challenges.terms.network, confirmMs: config.settlement.confirmMs, blockhashes };
     this.minBlockhashLifeMs = config.settlement.minBlockhashLifeMs;
   }
 
@@ -122,7 +122,7 @@ export class ExactPayments {
       this.logger.error({ err, request_id: context.requestId }, 'could not write the pending receipt; payment refused unused');
       throw paymentErrors.receiptsUnavailable();
     }
-    return new AcceptedPayment(transfer, transaction, receiptId, receipt, rateLimit, holds, this.collaborators, this.blockhashes);
+    return new AcceptedPayment(transfer, transaction, receiptId, receipt, rateLimit, holds, this.collaborators);
   }
 
   private async claim(replayKey: string, ttlMs: number): Promise<boolean> {
