@@ -32,8 +32,14 @@ export class MemoryExposureLedger extends ExposureLedger {
     let exposed = entry.amount;
     for (const debit of source.debits.values()) if (debit.landedAt === 0 || debit.landedAt > readVersion) exposed += debit.amount;
     if (exposed > balance) return Promise.resolve(false);
-    source.debits.set(entry.id, { amount: entry.amount, landedAt: 0, expiresAt: now + ttlMs });
+    this.record(entry, ttlMs);
     return Promise.resolve(true);
+  }
+
+  /** Keeps a debit another ledger admitted, so it still counts should this one have to answer. */
+  record(entry: ExposureEntry, ttlMs: number): void {
+    const now = this.now();
+    this.source(entry.source, now).debits.set(entry.id, { amount: entry.amount, landedAt: 0, expiresAt: now + ttlMs });
   }
 
   landed(source: string, id: string): Promise<void> {

@@ -10,16 +10,25 @@ export class MemorySponsorshipLedger extends SponsorshipLedger {
     const refusedBy = bounds.findIndex((bound, i) => totals[i] + lamports > bound.limit);
     if (refusedBy >= 0) return Promise.resolve({ charged: false, refusedBy, totals });
     bounds.forEach((bound, i) => counters.set(bound.key, totals[i] + lamports));
-    return Promise.resolve({ charged: true, totals: totals.map((total) => total + lamports) });
+    const keys = bounds.map((bound) => bound.key);
+    return Promise.resolve({ charged: true, totals: totals.map((total) => total + lamports), refund: () => Promise.resolve(this.lower(window, keys, lamports)) });
   }
 
-  refund(window: number, keys: readonly string[], lamports: bigint): Promise<void> {
+  /** Takes `lamports` off counters of the window, never below zero. */
+  lower(window: number, keys: readonly string[], lamports: bigint): void {
     const counters = this.windows.get(window);
     for (const key of keys) {
       const total = counters?.get(key);
       if (total !== undefined) counters?.set(key, total > lamports ? total - lamports : 0n);
     }
-    return Promise.resolve();
+  }
+
+  /** Raises counters of the window to totals seen elsewhere (never lowers them). */
+  raise(window: number, keys: readonly string[], totals: readonly bigint[]): void {
+    const counters = this.counters(window);
+    keys.forEach((key, i) => {
+      if (totals[i] > (counters.get(key) ?? 0n)) counters.set(key, totals[i]);
+    });
   }
 
   total(window: number, key: string): Promise<bigint> {

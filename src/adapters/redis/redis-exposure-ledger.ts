@@ -1,9 +1,12 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { ExposureLedger, LANDED_KEEP_MS, type ExposureEntry } from '../../modules/payments/ports/exposure-ledger';
+import type { MemoryExposureLedger } from '../memory/memory-exposure-ledger';
 
 // One hash per source: field `v` is its version, `d:<id>` a debit as "amount|landedAt|expiresAt"
 // (landedAt 0 while in flight). Amounts are Lua numbers, exact up to 2^53 atomic units (9 billion
-// USDC), far above any one token account. Expiry uses the server's clock, shared by every instance.
+// USDC): balances above are read as 2^53 - 1 (less than they are, so never more is admitted), and
+// a single debit above is refused. Expiry uses the server's clock, shared by every instance.
 const NOW = `local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
 
@@ -38,15 +41,27 @@ end
 if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return version`;
 
+const LUA_EXACT = 2n ** 53n - 1n;
+/** Between two tries of the steps Redis missed. */
+const RETRY_MS = 1_000;
+/** Missed steps kept for retry; past this, a debit left in flight in Redis lapses with its TTL. */
+const MAX_MISSED = 10_000;
+
 /**
- * In-flight debits shared by every instance, each step one script. While Redis fails, this
- * instance's memory ledger answers: exposure is then bounded per replica rather than every paid
- * request being refused.
+ * In-flight debits shared by every instance, each step one script. Every debit this instance
+ * admits is also kept in its memory ledger, which answers while Redis fails: exposure is then
+ * bounded per replica rather than every paid request being refused, and the debits already in
+ * flight still count. A landing or release Redis misses is retried until Redis takes it, so a
+ * payer is not held at its old exposure once Redis is back.
  */
 export class RedisExposureLedger extends ExposureLedger {
+  /** Per debit id, the last step Redis missed. */
+  private readonly missed = new Map<string, () => Promise<unknown>>();
+  private retrying: Promise<void> | null = null;
+
   constructor(
     private readonly redis: Redis,
-    private readonly fallback: ExposureLedger,
+    private readonly fallback: MemoryExposureLedger,
   ) {
     super();
   }
@@ -60,22 +75,53 @@ export class RedisExposureLedger extends ExposureLedger {
   }
 
   async admit(entry: ExposureEntry, balance: bigint, readVersion: number, ttlMs: number): Promise<boolean> {
+    if (entry.amount > LUA_EXACT) return false;
+    let admitted: unknown;
     try {
-      const admitted = await this.redis.eval(ADMIT, 1, key(entry.source), entry.id, entry.amount.toString(), readVersion, balance.toString(), ttlMs);
-      return admitted === 1;
+      const readable = balance > LUA_EXACT ? LUA_EXACT : balance;
+      admitted = await this.redis.eval(ADMIT, 1, key(entry.source), entry.id, entry.amount.toString(), readVersion, readable.toString(), ttlMs);
     } catch {
       return this.fallback.admit(entry, balance, readVersion, ttlMs);
     }
+    if (admitted !== 1) return false;
+    this.fallback.record(entry, ttlMs);
+    return true;
   }
 
   async landed(source: string, id: string): Promise<void> {
     await this.fallback.landed(source, id);
-    await this.redis.eval(LANDED, 1, key(source), id, LANDED_KEEP_MS).catch(() => undefined);
+    await this.shared(id, () => this.redis.eval(LANDED, 1, key(source), id, LANDED_KEEP_MS));
   }
 
   async remove(source: string, id: string): Promise<void> {
     await this.fallback.remove(source, id);
-    await this.redis.hdel(key(source), `d:${id}`).catch(() => undefined);
+    await this.shared(id, () => this.redis.hdel(key(source), `d:${id}`));
+  }
+
+  private async shared(id: string, step: () => Promise<unknown>): Promise<void> {
+    this.missed.delete(id);
+    try {
+      await step();
+    } catch {
+      if (this.missed.size >= MAX_MISSED) return;
+      this.missed.set(id, step);
+      this.retrying ??= this.retry().finally(() => (this.retrying = null));
+    }
+  }
+
+  private async retry(): Promise<void> {
+    while (this.missed.size > 0) {
+      await sleep(RETRY_MS, undefined, { ref: false });
+      for (const [id, step] of this.missed) {
+        try {
+          await step();
+        } catch {
+          break;
+        }
+        // A newer step for the same debit, missed meanwhile, stays owed.
+        if (this.missed.get(id) === step) this.missed.delete(id);
+      }
+    }
   }
 }
 

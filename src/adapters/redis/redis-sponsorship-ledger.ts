@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { SponsorshipLedger, type SponsorshipBound, type SponsorshipCharge } from '../../modules/payments/ports/sponsorship-ledger';
+import type { MemorySponsorshipLedger } from '../memory/memory-sponsorship-ledger';
 
 // All bounds checked, then all counted, in one script: concurrent charges cannot overshoot together.
 // Totals go back as '%.0f' strings: Lua's tostring would print 1e14 and above in exponent form.
@@ -30,33 +31,39 @@ end
 return 1`;
 
 /**
- * Sponsorship counters shared by every instance. While Redis fails, this instance's memory ledger
- * counts: the bounds then hold per replica.
+ * Sponsorship counters shared by every instance. This instance's memory ledger keeps the highest
+ * totals Redis reported, and counts while Redis fails: a bound already spent stays spent, and
+ * the bounds then hold per replica from where they stood. A refund goes only to the ledger that
+ * took the charge.
  */
 export class RedisSponsorshipLedger extends SponsorshipLedger {
   constructor(
     private readonly redis: Redis,
-    private readonly fallback: SponsorshipLedger,
+    private readonly fallback: MemorySponsorshipLedger,
   ) {
     super();
   }
 
   async charge(window: number, bounds: readonly SponsorshipBound[], lamports: bigint, windowMs: number): Promise<SponsorshipCharge> {
+    const counters = bounds.map((bound) => bound.key);
+    const keys = counters.map((counter) => key(window, counter));
     let reply: [number, string[]];
     try {
-      const keys = bounds.map((bound) => key(window, bound.key));
       // Kept two windows, so a refund late in one still finds its counter.
       reply = (await this.redis.eval(CHARGE, keys.length, ...keys, lamports.toString(), 2 * windowMs, ...bounds.map((bound) => bound.limit.toString()))) as [number, string[]];
     } catch {
-      return this.fallback.charge(window, bounds, lamports, windowMs);
+      return this.fallback.charge(window, bounds, lamports);
     }
-    const [refused, totals] = reply;
-    return refused === 0 ? { charged: true, totals: totals.map(BigInt) } : { charged: false, refusedBy: refused - 1, totals: totals.map(BigInt) };
-  }
-
-  async refund(window: number, keys: readonly string[], lamports: bigint): Promise<void> {
-    await this.fallback.refund(window, keys, lamports);
-    await this.redis.eval(REFUND, keys.length, ...keys.map((k) => key(window, k)), lamports.toString()).catch(() => undefined);
+    const [refused, shown] = reply;
+    const totals = shown.map(BigInt);
+    this.fallback.raise(window, counters, totals);
+    if (refused !== 0) return { charged: false, refusedBy: refused - 1, totals };
+    const refund = async () => {
+      this.fallback.lower(window, counters, lamports);
+      // Unreachable, Redis keeps the charge: its bounds err on the side of sponsoring less.
+      await this.redis.eval(REFUND, keys.length, ...keys, lamports.toString()).catch(() => undefined);
+    };
+    return { charged: true, totals, refund };
   }
 
   async total(window: number, counter: string): Promise<bigint> {

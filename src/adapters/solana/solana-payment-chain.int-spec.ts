@@ -1,4 +1,4 @@
-import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { AccountLayout, getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, LAMPORTS_PER_SOL, NONCE_ACCOUNT_LENGTH, PublicKey, SystemProgram, VersionedTransaction } from '@solana/web3.js';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm';
@@ -34,6 +34,7 @@ describe('SolanaPaymentChain against the localnet', () => {
 
   const sponsored = () => toBase64(paymentTransaction(parties, { layout: 'sponsored' }));
   const payerTokenAccount = () => getAssociatedTokenAddressSync(parties.mint, parties.payer.publicKey).toBase58();
+  const payerSource = (authority = parties.payer.publicKey) => ({ tokenAccount: payerTokenAccount(), authority: authority.toBase58() });
 
   describe('blockhashValid', () => {
     it('holds for the current blockhash and no longer once it expired', async () => {
@@ -62,23 +63,32 @@ describe('SolanaPaymentChain against the localnet', () => {
 
   describe('simulate', () => {
     it("passes a funded payer's sponsored payment, its fee payer slot still empty, and reads the balance it would leave", async () => {
-      expect(await chain.simulate(sponsored(), payerTokenAccount())).toEqual({ ok: true, balanceAfter: 9_000n });
+      expect(await chain.simulate(sponsored(), payerSource())).toEqual({ ok: true, spendableAfter: 9_000n });
+    });
+
+    it("reads a delegate's remaining allowance, not the owner's balance, and nothing for a stranger", async () => {
+      const delegate = Keypair.generate().publicKey;
+      approve(delegate, 500n);
+      expect(await chain.simulate(sponsored(), payerSource(delegate))).toEqual({ ok: true, spendableAfter: 500n });
+      approve(delegate, 50_000n);
+      expect(await chain.simulate(sponsored(), payerSource(delegate))).toEqual({ ok: true, spendableAfter: 9_000n });
+      expect(await chain.simulate(sponsored(), payerSource(Keypair.generate().publicKey))).toEqual({ ok: true, spendableAfter: 0n });
     });
 
     it('reads no balance from an account that is not a token account', async () => {
-      expect(await chain.simulate(sponsored(), Keypair.generate().publicKey.toBase58())).toEqual({ ok: true, balanceAfter: null });
+      expect(await chain.simulate(sponsored(), { tokenAccount: Keypair.generate().publicKey.toBase58(), authority: parties.payer.publicKey.toBase58() })).toEqual({ ok: true, spendableAfter: null });
     });
 
     it('reports insufficient funds when the payer holds less than the transfer', async () => {
       const tooMuch = paymentTransaction(parties, { layout: 'sponsored', instructions: paymentInstructions(transferChecked(parties, { amount: 10_001n })) });
 
-      expect(await chain.simulate(toBase64(tooMuch), payerTokenAccount())).toEqual({ ok: false, reason: 'insufficient-funds', detail: expect.stringContaining('"Custom":1') });
+      expect(await chain.simulate(toBase64(tooMuch), payerSource())).toEqual({ ok: false, reason: 'insufficient-funds', detail: expect.stringContaining('"Custom":1') });
     });
 
     it('reports a payer without a token account as a failure', async () => {
       const stranger = paymentTransaction({ ...parties, payer: Keypair.generate() }, { layout: 'sponsored' });
 
-      expect(await chain.simulate(toBase64(stranger), payerTokenAccount())).toEqual({ ok: false, reason: 'failed', detail: '{"InstructionError":[2,"InvalidAccountData"]}' });
+      expect(await chain.simulate(toBase64(stranger), payerSource())).toEqual({ ok: false, reason: 'failed', detail: '{"InstructionError":[2,"InvalidAccountData"]}' });
     });
   });
 
@@ -288,7 +298,7 @@ describe('SolanaPaymentChain against the localnet', () => {
       expect(await unreachable.confirm(prepared.signature, 300)).toBe('unconfirmed');
       expect(Date.now() - started).toBeLessThan(1_500);
       await expect(unreachable.status(prepared.signature)).rejects.toThrow(/solana rpc request failed/);
-      await expect(unreachable.simulate(sponsored(), payerTokenAccount())).rejects.toThrow(/solana rpc request failed/);
+      await expect(unreachable.simulate(sponsored(), payerSource())).rejects.toThrow(/solana rpc request failed/);
       await expect(unreachable.latestBlockhash()).rejects.toThrow(/solana rpc request failed/);
     });
 
@@ -347,7 +357,7 @@ describe('SolanaPaymentChain against the localnet', () => {
     const transfer = chain.verifyTransfer(transaction, expectations);
     expect(transfer).toEqual(expect.objectContaining({ layout: 'sponsored', amount: 1_000n }));
     expect(await chain.blockhashValid(transfer)).toBe(true);
-    expect(await chain.simulate(transaction, transfer.source)).toEqual({ ok: true, balanceAfter: expect.any(BigInt) });
+    expect(await chain.simulate(transaction, { tokenAccount: transfer.source, authority: transfer.payer })).toEqual({ ok: true, spendableAfter: expect.any(BigInt) });
     const prepared = chain.prepare(transaction)!;
     expect(chain.life(prepared.signedTransaction)).toEqual({ signature: prepared.signature, recentBlockhash: transfer.recentBlockhash, nonceAccount: null });
     expect(await chain.send(prepared)).toEqual({ kind: 'sent' });
@@ -374,6 +384,16 @@ describe('SolanaPaymentChain against the localnet', () => {
   }
 
   /** A System-owned nonce account (version 1), initialised or not, storing `nonce`. */
+  /** What an SPL Approve leaves in the payer's token account: `delegate` may move `allowance`. */
+  function approve(delegate: PublicKey, allowance: bigint): void {
+    const address = new PublicKey(payerTokenAccount());
+    const stored = localnet.svm.getAccount(address)!;
+    const account = AccountLayout.decode(Buffer.from(stored.data));
+    const data = Buffer.alloc(AccountLayout.span);
+    AccountLayout.encode({ ...account, delegateOption: 1, delegate, delegatedAmount: allowance }, data);
+    localnet.svm.setAccount(address, { ...stored, data });
+  }
+
   function writeNonceAccount(address: PublicKey, nonce: PublicKey, initialized: boolean): void {
     const data = Buffer.alloc(NONCE_ACCOUNT_LENGTH);
     data.writeUInt32LE(1, 0);

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { AccountLayout, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import {
   NONCE_ACCOUNT_LENGTH,
   NonceAccount,
@@ -23,6 +23,7 @@ import {
   type SendOutcome,
   type SimulationOutcome,
   type TransactionLife,
+  type WatchedSource,
 } from '../../modules/payments/ports/payment-chain';
 import { durableNonceAccount, verifyExactTransfer } from './exact-transfer-verifier';
 import { decodePaymentTransaction } from './payment-transaction-wire';
@@ -38,7 +39,6 @@ export interface SettlementTiming {
 const DEFAULT_TIMING: SettlementTiming = { rpcTimeoutMs: 5_000, pollIntervalMs: 250 };
 // The x402 client takes its blockhash at `confirmed`; checking at `finalized` would refuse fresh ones.
 const COMMITMENT: Commitment = 'confirmed';
-const TOKEN_AMOUNT_OFFSET = 64;
 /** SPL Token's TokenError::InsufficientFunds. */
 const TOKEN_INSUFFICIENT_FUNDS = 1;
 /** nonce::state::State::Initialized, the u32 after the version in a nonce account. */
@@ -79,7 +79,7 @@ export class SolanaPaymentChain extends PaymentChain {
     return NonceAccount.fromAccountData(account.data).nonce === recentBlockhash;
   }
 
-  async simulate(transactionBase64: string, watchTokenAccount: string): Promise<SimulationOutcome> {
+  async simulate(transactionBase64: string, watch: WatchedSource): Promise<SimulationOutcome> {
     let transaction: VersionedTransaction;
     try {
       ({ transaction } = decodePaymentTransaction(transactionBase64));
@@ -92,7 +92,7 @@ export class SolanaPaymentChain extends PaymentChain {
         sigVerify: false,
         replaceRecentBlockhash: false,
         commitment: COMMITMENT,
-        accounts: { encoding: 'base64', addresses: [watchTokenAccount] },
+        accounts: { encoding: 'base64', addresses: [watch.tokenAccount] },
       });
     } catch (err) {
       // The node refusing this transaction is a verdict on it; any other failure is the RPC's.
@@ -100,7 +100,7 @@ export class SolanaPaymentChain extends PaymentChain {
       throw err;
     }
     const { err, logs, accounts } = simulation.value;
-    if (err === null) return { ok: true, balanceAfter: tokenAmount(accounts?.[0]?.data) };
+    if (err === null) return { ok: true, spendableAfter: spendable(accounts?.[0]?.data, watch.authority) };
     const insufficient = isTokenInsufficientFunds(transaction, err) || (logs ?? []).some((line) => /insufficient funds/i.test(line));
     return { ok: false, reason: insufficient ? 'insufficient-funds' : 'failed', detail: JSON.stringify(err) };
   }
@@ -212,10 +212,20 @@ function isTokenInsufficientFunds(transaction: VersionedTransaction, err: Transa
 }
 
 /** The amount of an SPL token account (a u64 after the 32-byte mint and 32-byte owner), from a simulation's base64 account data. */
-function tokenAmount(data: unknown): bigint | null {
+/**
+ * What `authority` may still move from a token account: all of it for the owner; for a delegate,
+ * the balance up to its remaining allowance (nothing once the token program has cleared the delegate).
+ */
+function spendable(data: unknown, authority: string): bigint | null {
   if (!Array.isArray(data) || typeof data[0] !== 'string') return null;
   const bytes = Buffer.from(data[0], 'base64');
-  return bytes.length >= TOKEN_AMOUNT_OFFSET + 8 ? bytes.readBigUInt64LE(TOKEN_AMOUNT_OFFSET) : null;
+  // Token-2022 accounts begin with the same 165 bytes, extensions follow.
+  if (bytes.length < AccountLayout.span) return null;
+  const account = AccountLayout.decode(bytes);
+  if (account.owner.toBase58() === authority) return account.amount;
+  const delegated = account.delegateOption === 1 && account.delegate.toBase58() === authority;
+  if (!delegated) return 0n;
+  return account.amount < account.delegatedAmount ? account.amount : account.delegatedAmount;
 }
 
 function errorMessage(err: unknown): string {

@@ -21,6 +21,8 @@ class PolledChain extends UnusedPaymentChain {
   }
 }
 
+const valid = () => Promise.resolve(true);
+
 function tracked() {
   const chain = new PolledChain();
   let now = 1_000_000;
@@ -60,7 +62,7 @@ describe('BlockhashTracker', () => {
     expect(tracker.lifeMs('h1')).toBe(145 * SLOT_MS);
     advance(2 * POLL_MS + 1);
     expect(tracker.lifeMs('h1')).toBeNull();
-    expect(tracker.validUnseen('h9')).toBeNull();
+    await expect(tracker.unseenLifeMs('h9', valid)).rejects.toThrow('rpc down');
   });
 
   it('judges a payment against a block height read at most 100 ms ago, one read shared by the payments waiting', async () => {
@@ -79,11 +81,27 @@ describe('BlockhashTracker', () => {
     await expect(tracker.lifeNowMs('h1')).rejects.toThrow('rpc down');
   });
 
-  it('takes a valid blockhash no poll returned to be at most one poll interval old', async () => {
-    const { tracker } = tracked();
+  it('polls at once for a valid blockhash it has not seen: the newest gets its exact life, and a later poll replaces an estimate', async () => {
+    const { chain, tracker, advance } = tracked();
     await tracker.poll();
-    expect(tracker.validUnseen('between')).toBe((150 - POLL_MS / SLOT_MS) * SLOT_MS);
-    expect(tracker.lifeMs('between')).toBe((150 - POLL_MS / SLOT_MS) * SLOT_MS);
+    // Made 145 blocks ago, it is the newest: 5 blocks left, not a guessed 145.
+    chain.view = { blockhash: 'h2', lastValidBlockHeight: 300, blockHeight: 295 };
+    advance(10);
+    expect(await tracker.unseenLifeMs('h2', valid)).toBe(5 * SLOT_MS);
+    // Valid, not the newest: taken to be one poll interval old, until a poll says otherwise.
+    expect(await tracker.unseenLifeMs('between', valid)).toBe((150 - POLL_MS / SLOT_MS) * SLOT_MS);
+    chain.view = { blockhash: 'between', lastValidBlockHeight: 305, blockHeight: 295 };
+    await tracker.poll();
+    expect(tracker.lifeMs('between')).toBe(10 * SLOT_MS);
+  });
+
+  it('neither estimates nor remembers a blockhash the chain says is not valid, and shares one poll among the payments asking', async () => {
+    const { chain, tracker } = tracked();
+    let polls = 0;
+    chain.latestBlockhash = () => ((polls += 1), Promise.resolve({ blockhash: 'h1', lastValidBlockHeight: 250, blockHeight: 100 }));
+    expect(await Promise.all([tracker.unseenLifeMs('made-up', () => Promise.resolve(false)), tracker.unseenLifeMs('other', () => Promise.resolve(false))])).toEqual([null, null]);
+    expect(polls).toBe(1);
+    expect(tracker.lifeMs('made-up')).toBeNull();
   });
 
   it('tells a watcher once, at the first poll that finds its blockhash about to expire; other blockhashes and stopped watches are left alone', async () => {

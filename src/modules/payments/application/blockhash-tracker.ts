@@ -34,6 +34,7 @@ export class BlockhashTracker implements OnApplicationBootstrap, BeforeApplicati
   private readonly watchers = new Set<Watcher>();
   private timer: NodeJS.Timeout | null = null;
   private heightRead: Promise<void> | null = null;
+  private reading: Promise<void> | null = null;
   private failing = false;
   private readonly pollMs: number;
 
@@ -61,9 +62,7 @@ export class BlockhashTracker implements OnApplicationBootstrap, BeforeApplicati
   /** Asks the chain once, then tells the payments whose blockhash is about to expire. */
   async poll(): Promise<void> {
     try {
-      const view = await this.chain.latestBlockhash();
-      this.remember(view.blockhash, view.lastValidBlockHeight);
-      this.height = { value: view.blockHeight, at: this.now() };
+      await this.read();
       if (this.failing) this.logger.info('blockhash polls answer again');
       this.failing = false;
     } catch (err) {
@@ -105,14 +104,18 @@ export class BlockhashTracker implements OnApplicationBootstrap, BeforeApplicati
   }
 
   /**
-   * A blockhash the chain says is valid but no poll returned (produced between two polls): taken
-   * to be at most one poll interval old. Returns its estimated life, or null when the view is stale.
+   * The life of a blockhash the chain says is valid but no poll returned: the chain is polled at
+   * once (one poll shared by the payments waiting), which gives the exact life of a blockhash that
+   * is the newest. One still unseen is valid yet not the newest, and its age cannot be read from a
+   * poll: it is taken to be one poll interval old, the age of one its payer fetched just before
+   * signing (docs/decisions.md, "Blockhash life"). Null when `isValid` says it is not valid (it is
+   * then not remembered); rejects when the chain cannot be read.
    */
-  validUnseen(blockhash: string): number | null {
-    const height = this.currentHeight();
-    if (height === null) return null;
-    this.remember(blockhash, height + BLOCKHASH_VALIDITY_BLOCKS - Math.ceil(this.pollMs / SLOT_MS));
-    return this.lifeMs(blockhash);
+  async unseenLifeMs(blockhash: string, isValid: () => Promise<boolean>): Promise<number | null> {
+    const [valid] = await Promise.all([isValid(), this.read()]);
+    if (!valid) return null;
+    if (!this.lastValid.has(blockhash)) this.remember(blockhash, this.height!.value + BLOCKHASH_VALIDITY_BLOCKS - Math.ceil(this.pollMs / SLOT_MS));
+    return this.lifeMs(blockhash)!;
   }
 
   /** Calls `onExpiring` once, at the first poll that finds less than EXPIRY_MARGIN_MS left; the returned function stops watching. */
@@ -129,8 +132,20 @@ export class BlockhashTracker implements OnApplicationBootstrap, BeforeApplicati
     return this.height.value + Math.ceil(Math.min(elapsed, this.pollMs) / SLOT_MS);
   }
 
+  /** One `latestBlockhash` read, shared by everyone asking meanwhile; what it returns replaces any estimate. */
+  private read(): Promise<void> {
+    this.reading ??= this.chain
+      .latestBlockhash()
+      .then((view) => {
+        this.lastValid.delete(view.blockhash);
+        this.remember(view.blockhash, view.lastValidBlockHeight);
+        this.height = { value: view.blockHeight, at: this.now() };
+      })
+      .finally(() => (this.reading = null));
+    return this.reading;
+  }
+
   private remember(blockhash: string, lastValidBlockHeight: number): void {
-    if (this.lastValid.has(blockhash)) return;
     if (this.lastValid.size >= REMEMBERED) this.lastValid.delete(this.lastValid.keys().next().value as string);
     this.lastValid.set(blockhash, lastValidBlockHeight);
   }

@@ -199,28 +199,27 @@ export class ExactPayments {
   /** The simulation, after the exposure version, so a debit landing meanwhile is not missed. */
   private async readBalance(transfer: VerifiedTransfer, transaction: string): Promise<BalanceRead> {
     const version = await this.exposure.version(transfer);
-    const simulation = await this.chain.simulate(transaction, transfer.source);
+    const simulation = await this.chain.simulate(transaction, { tokenAccount: transfer.source, authority: transfer.payer });
     if (!simulation.ok) {
       this.logger.info({ reason: simulation.reason, detail: simulation.detail }, 'payment simulation failed');
       throw simulation.reason === 'insufficient-funds' ? paymentErrors.unfunded() : paymentErrors.unverifiable();
     }
     // Unreadable, the balance is taken to be this payment alone: nothing else may be in flight beside it.
-    return { version, balance: (simulation.balanceAfter ?? 0n) + transfer.amount };
+    return { version, balance: (simulation.spendableAfter ?? 0n) + transfer.amount };
   }
 
   /**
    * A blockhash the tracker knows is judged against a fresh block height; one it does not is asked
-   * about. A durable nonce has no expiry to judge: it lives while its account holds it.
+   * about, beside a poll that may learn its life. A durable nonce has no expiry to judge: it lives
+   * while its account holds it.
    */
   private async checkLife(transfer: VerifiedTransfer): Promise<void> {
-    let life = transfer.nonceAccount === null ? await this.blockhashes.lifeNowMs(transfer.recentBlockhash) : null;
-    if (life === null) {
+    if (transfer.nonceAccount !== null) {
       if (!(await this.chain.blockhashValid(transfer))) throw paymentErrors.expired();
-      if (transfer.nonceAccount !== null) return;
-      life = this.blockhashes.validUnseen(transfer.recentBlockhash);
+      return;
     }
-    if (life === null) return;
-    if (life <= 0) throw paymentErrors.expired();
+    const life = (await this.blockhashes.lifeNowMs(transfer.recentBlockhash)) ?? (await this.blockhashes.unseenLifeMs(transfer.recentBlockhash, () => this.chain.blockhashValid(transfer)));
+    if (life === null || life <= 0) throw paymentErrors.expired();
     if (life < this.minBlockhashLifeMs) throw paymentErrors.shortLived(Math.floor(life / 1000), this.minBlockhashLifeMs / 1000);
   }
 

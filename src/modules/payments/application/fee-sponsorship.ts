@@ -2,6 +2,7 @@ import { Injectable, Optional, type BeforeApplicationShutdown, type OnApplicatio
 import { GatewayConfig, type SponsorshipConfig } from '../../../config/gateway-config';
 import { AppLogger } from '../../../logging/app-logger';
 import type { VerifiedTransfer } from '../domain/exact-payment';
+import { clientNetwork } from '../domain/client-network';
 import { paymentErrors } from '../domain/payment-errors';
 import { FeePayers } from '../ports/fee-payers';
 import { PaymentChain } from '../ports/payment-chain';
@@ -100,7 +101,7 @@ export class FeeSponsorship implements OnApplicationBootstrap, BeforeApplication
     const bounds: SponsorshipBound[] = [
       { key: GLOBAL, limit: this.bounds.lamportsPerWindow },
       { key: `wallet:${transfer.payer}`, limit: this.bounds.walletLamportsPerWindow },
-      { key: `client:${clientAddress}`, limit: this.bounds.walletLamportsPerWindow },
+      { key: `client:${clientNetwork(clientAddress)}`, limit: this.bounds.walletLamportsPerWindow },
     ];
     const lamports = transfer.networkFeeLamports;
     const charge = await this.ledger.charge(window, bounds, lamports, this.bounds.windowMs);
@@ -115,7 +116,7 @@ export class FeeSponsorship implements OnApplicationBootstrap, BeforeApplication
       release: async () => {
         if (!open) return;
         open = false;
-        await this.ledger.refund(window, bounds.map((bound) => bound.key), lamports);
+        await charge.refund();
         this.seeGlobal(window, this.global.window === window && this.global.lamports > lamports ? this.global.lamports - lamports : 0n);
       },
       landed: () => {

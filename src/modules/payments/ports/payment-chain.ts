@@ -1,11 +1,18 @@
 import type { ExactExpectations, VerifiedTransfer } from '../domain/exact-payment';
 
 /**
- * What a simulation found: the token balance a watched account would hold afterwards (null when
- * the node did not return it), or why it refused the payment: the payer lacks the tokens (or
- * lamports) to pay, or anything else.
+ * What a simulation found: what the transfer's authority could still move from the watched token
+ * account afterwards (its balance for the owner, at most the remaining allowance for a delegate;
+ * null when the node did not return the account), or why it refused the payment: the payer lacks
+ * the tokens (or lamports) to pay, or anything else.
  */
-export type SimulationOutcome = { ok: true; balanceAfter: bigint | null } | { ok: false; reason: 'insufficient-funds' | 'failed'; detail: string };
+export type SimulationOutcome = { ok: true; spendableAfter: bigint | null } | { ok: false; reason: 'insufficient-funds' | 'failed'; detail: string };
+
+/** The token account a simulation reads afterwards, and who spends from it. */
+export interface WatchedSource {
+  tokenAccount: string;
+  authority: string;
+}
 
 /** The cluster's newest blockhash, the last block height at which it can land, and the current block height. */
 export interface BlockhashView {
@@ -59,9 +66,9 @@ export abstract class PaymentChain {
 
   /**
    * Runs the transaction (signatures not checked, so the sponsored fee payer's slot may be empty)
-   * without landing it, reading the token balance `watchTokenAccount` would be left with.
+   * without landing it, reading what the watched authority could still spend from its account.
    */
-  abstract simulate(transactionBase64: string, watchTokenAccount: string): Promise<SimulationOutcome>;
+  abstract simulate(transactionBase64: string, watch: WatchedSource): Promise<SimulationOutcome>;
 
   /** What the blockhash tracker polls. */
   abstract latestBlockhash(): Promise<BlockhashView>;

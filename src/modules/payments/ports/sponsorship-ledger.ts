@@ -5,8 +5,11 @@ export interface SponsorshipBound {
 }
 
 export type SponsorshipCharge =
-  /** Charged to every bound; `totals` are the counters afterwards, in the order of the bounds. */
-  | { charged: true; totals: bigint[] }
+  /**
+   * Charged to every bound; `totals` are the counters afterwards, in the order of the bounds.
+   * `refund` gives the charge back (the payment was never sent) to the counters that took it.
+   */
+  | { charged: true; totals: bigint[]; refund: () => Promise<void> }
   /** Nothing charged: the bound at `refusedBy` would have passed its limit; `totals` are the counters as they stand. */
   | { charged: false; refusedBy: number; totals: bigint[] };
 
@@ -17,9 +20,6 @@ export type SponsorshipCharge =
  */
 export abstract class SponsorshipLedger {
   abstract charge(window: number, bounds: readonly SponsorshipBound[], lamports: bigint, windowMs: number): Promise<SponsorshipCharge>;
-
-  /** Gives back a charge whose fee was never paid (the payment was never sent). */
-  abstract refund(window: number, keys: readonly string[], lamports: bigint): Promise<void>;
 
   /** A counter as it stands. */
   abstract total(window: number, key: string): Promise<bigint>;
