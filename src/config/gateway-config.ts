@@ -20,6 +20,8 @@ export interface HttpConfig {
   requestTimeoutMs: number;
   /** The longest a started stream may run (GW_STREAM_MAX_SECS). */
   streamMaxMs: number;
+  /** Silence after which an open stream gets a `: keep-alive` comment (GW_SSE_KEEPALIVE_MS). */
+  sseKeepAliveMs: number;
   shutdownGraceMs: number;
 }
 

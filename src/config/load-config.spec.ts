@@ -34,6 +34,7 @@ describe('loadConfig', () => {
       maxConcurrentRequests: 256,
       requestTimeoutMs: 120_000,
       streamMaxMs: 600_000,
+      sseKeepAliveMs: 15_000,
       shutdownGraceMs: 10_000,
     });
     expect(config.settlement).toEqual({ confirmMs: 30_000, reconcileIntervalMs: 15_000, redeliveryTtlMs: 600_000, leaseTtlMs: 30_000, minBlockhashLifeMs: 20_000, blockhashPollMs: 2_000 });
@@ -82,6 +83,7 @@ describe('loadConfig', () => {
       GW_CACHE_TTL_SECS: '0',
       GW_SHUTDOWN_GRACE_SECS: '3',
       GW_STREAM_MAX_SECS: '90',
+      GW_SSE_KEEPALIVE_MS: '5000',
       GW_SETTLEMENT_CONFIRM_SECS: '4',
       GW_RECONCILE_INTERVAL_SECS: '2',
       GW_REDELIVERY_TTL_SECS: '60',
@@ -102,6 +104,7 @@ describe('loadConfig', () => {
       maxConcurrentRequests: 8,
       requestTimeoutMs: 5000,
       streamMaxMs: 90_000,
+      sseKeepAliveMs: 5000,
       shutdownGraceMs: 3000,
     });
     expect(config.settlement).toEqual({ confirmMs: 4000, reconcileIntervalMs: 2000, redeliveryTtlMs: 60_000, leaseTtlMs: 10_000, minBlockhashLifeMs: 30_000, blockhashPollMs: 500 });

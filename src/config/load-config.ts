@@ -74,6 +74,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
       maxConcurrentRequests: read.integer('GW_MAX_CONCURRENT_REQUESTS', 256, { min: 1 }),
       requestTimeoutMs: read.integer('GW_REQUEST_TIMEOUT_SECS', 120, { min: 1 }) * 1000,
       streamMaxMs: read.integer('GW_STREAM_MAX_SECS', 600, { min: 1 }) * 1000,
+      sseKeepAliveMs: read.integer('GW_SSE_KEEPALIVE_MS', 15_000, { min: 10 }),
       shutdownGraceMs: read.integer('GW_SHUTDOWN_GRACE_SECS', 10, { min: 0 }) * 1000,
     },
     adminToken,

@@ -21,14 +21,19 @@ export type ErrorType =
   | 'upstream_unavailable'
   | 'service_unavailable';
 
+/**
+ * `message` is what the client reads; `options.cause` (ES2022) keeps what led to it, such as an
+ * upstream's refusal, for logs only: the envelope never shows it.
+ */
 export class GatewayError extends Error {
   constructor(
     readonly type: ErrorType,
     message: string,
     /** Response headers that belong to this error (a 429's rate-limit headers). */
     readonly headers: Readonly<Record<string, string>> = {},
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'GatewayError';
   }
 }

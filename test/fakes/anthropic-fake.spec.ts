@@ -190,4 +190,21 @@ describe('Anthropic fake, faults', () => {
     expect([unversioned.status, await unversioned.json()]).toEqual([400, { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' } }]);
     expect([keyless.status, await keyless.json()]).toEqual([401, { type: 'error', error: { type: 'authentication_error', message: 'invalid API key' } }]);
   });
+
+  it('refuses an empty messages list as the real API does, with a request-id', async () => {
+    const error: unknown = await client.messages.create({ ...request, messages: [] }).catch((caught: unknown) => caught);
+
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(400);
+    expect((error as APIError).error).toEqual({ type: 'error', error: { type: 'invalid_request_error', message: 'messages: at least one message is required' } });
+    expect((error as APIError).requestID).toMatch(/^req_/);
+  });
+
+  it('streams a tool called without arguments as one empty input_json_delta', async () => {
+    fake.script({ kind: 'reply', toolCalls: [{ name: 'get_time', arguments: {} }] });
+
+    const events = await streamEvents();
+
+    expect(events.filter((event) => event.type === 'content_block_delta').map((event) => event.delta)).toEqual([{ type: 'input_json_delta', partial_json: '' }]);
+  });
 });

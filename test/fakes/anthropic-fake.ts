@@ -51,6 +51,7 @@ const anthropicWire: WireFormat = {
   provider: 'anthropic',
   versionPath: '/v1',
   sseLineEnd: '\n',
+  requestIdHeader: 'request-id',
   authFailureStatus: 401,
   credential: (request) => headerValue(request, 'x-api-key'),
   parse,
@@ -74,6 +75,8 @@ function parse(request: FakeRequest): ChatRequest | Refusal {
     return { status: 400, message: 'model: Field required; messages: Field required' };
   }
   if (typeof body.max_tokens !== 'number') return { status: 400, message: 'max_tokens: Field required' };
+  // The real API refuses a conversation of system text alone.
+  if (body.messages.length === 0) return { status: 400, message: 'messages: at least one message is required' };
   const messages = body.messages.filter(isRecord);
   return {
     model: body.model,
@@ -145,7 +148,7 @@ function events(completion: Completion): SseEvent[] {
     block(
       textBlocks.length + position,
       { type: 'tool_use', id: `toolu_${call.id}`, name: call.name, input: {} },
-      call.argumentFragments.map((partial_json) => ({ type: 'input_json_delta', partial_json })),
+      argumentDeltas(call.argumentsJson, call.argumentFragments).map((partial_json) => ({ type: 'input_json_delta', partial_json })),
     ),
   );
   const [[firstStart, ...firstRest], ...otherBlocks] = [...textBlocks, ...toolBlocks];
@@ -164,6 +167,11 @@ function events(completion: Completion): SseEvent[] {
     event(messageDelta),
     event({ type: 'message_stop' }),
   ];
+}
+
+/** Like the real API, a tool called without arguments streams one empty input_json_delta, never `{}`. */
+function argumentDeltas(argumentsJson: string, fragments: string[]): string[] {
+  return argumentsJson === '{}' ? [''] : fragments;
 }
 
 /** message_delta usage is cumulative for the whole message. */

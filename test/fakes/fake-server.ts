@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -130,6 +131,7 @@ class FakeServer implements Fake {
       aborted: false,
     };
     if (this.options.record !== false) this.requests.push(record);
+    if (this.wire.requestIdHeader) response.setHeader(this.wire.requestIdHeader, `req_${randomBytes(12).toString('hex')}`);
 
     const closed = new AbortController();
     let closedByFake = false;

@@ -181,4 +181,15 @@ describe('Gemini fake, faults', () => {
     expect([keyless.status, await keyless.json()]).toEqual([400, { error: { code: 400, message: 'invalid API key', status: 'INVALID_ARGUMENT' } }]);
     expect(notSse.status).toBe(400);
   });
+
+  it('refuses an empty contents list as the real API does', async () => {
+    // The SDK refuses an empty list before sending it; the gateway speaks REST, so the fake is asked directly.
+    const refused = await fetch(`${fake.url}/models/gemini-fake:generateContent`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': 'k' },
+      body: JSON.stringify({ contents: [], systemInstruction: { parts: [{ text: 'be brief' }] } }),
+    });
+
+    expect([refused.status, await refused.json()]).toEqual([400, { error: { code: 400, message: '* GenerateContentRequest.contents: contents is not specified\n', status: 'INVALID_ARGUMENT' } }]);
+  });
 });

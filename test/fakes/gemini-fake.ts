@@ -66,7 +66,10 @@ function parse(request: FakeRequest): ChatRequest | Refusal {
   const stream = route[2] === 'streamGenerateContent';
   if (stream && request.query.get('alt') !== 'sse') return { status: 400, message: 'the fake streams only with alt=sse' };
   const { body } = request;
-  if (!isRecord(body) || !Array.isArray(body.contents)) return { status: 400, message: '* GenerateContentRequest.contents: contents is not specified' };
+  // The real API refuses an empty list as it refuses a missing one: a conversation of system text alone.
+  if (!isRecord(body) || !Array.isArray(body.contents) || body.contents.length === 0) {
+    return { status: 400, message: '* GenerateContentRequest.contents: contents is not specified\n' };
+  }
   const contents = body.contents.filter(isRecord);
   const instruction = isRecord(body.systemInstruction) ? body.systemInstruction.parts : undefined;
   return {

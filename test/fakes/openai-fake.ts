@@ -12,6 +12,7 @@ export function startOpenAiFake(options?: FakeOptions): Promise<Fake> {
 const openAiWire: WireFormat = {
   provider: 'openai',
   versionPath: '/v1',
+  requestIdHeader: 'x-request-id',
   sseLineEnd: '\n',
   authFailureStatus: 401,
   credential: (request) => /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1],

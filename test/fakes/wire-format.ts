@@ -40,6 +40,8 @@ export interface WireFormat {
   versionPath: string;
   /** Line ending inside stream events (Gemini sends CRLF). */
   sseLineEnd: string;
+  /** The header every response carries the provider's request id in; Gemini documents none. */
+  requestIdHeader?: string;
   /** The API key the request carries, wherever this provider expects it. */
   credential(request: FakeRequest): string | undefined;
   /** Status the provider answers a missing or wrong API key with. */

@@ -1,6 +1,7 @@
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import type { ProviderName } from '../../modules/providers/domain/provider-name';
 import { UpstreamError } from '../../modules/providers/domain/upstream-error';
+import { redactSecrets } from './secret-redaction';
 
 /** Issue 4 defaults: connect 10 s, first byte 60 s, 60 s of silence between chunks. */
 export interface UpstreamTimeouts {
@@ -47,8 +48,7 @@ export class UpstreamHttp {
       throw upstreamFailure(provider, err, signal);
     }
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
-    await response.body.dump().catch(() => undefined);
-    throw statusError(provider, response.statusCode);
+    throw statusError(provider, response, await bodyExcerpt(response, credentials(headers)));
   }
 
   async close(): Promise<void> {
@@ -59,11 +59,61 @@ export class UpstreamHttp {
 /**
  * 408, 429 and 5xx say "not now": another candidate may answer. 401 and 403 say our key is not
  * accepted, which another provider's key may be. Any other 4xx is the provider refusing this
- * request: trying elsewhere would not help.
+ * request: trying elsewhere would not help. What the provider said goes with the error, for the log.
  */
-function statusError(provider: ProviderName, status: number): UpstreamError {
+function statusError(provider: ProviderName, response: UpstreamResponse, excerpt: string): UpstreamError {
+  const status = response.statusCode;
   const retryable = status === 408 || status === 429 || status >= 500 || status === 401 || status === 403;
-  return new UpstreamError(provider, retryable ? 'unavailable' : 'bad_response', `${provider} answered HTTP ${status}`, status);
+  return new UpstreamError(provider, retryable ? 'unavailable' : 'bad_response', `${provider} answered HTTP ${status}`, {
+    status,
+    bodyExcerpt: excerpt,
+    requestId: REQUEST_ID_HEADERS.map((name) => headerText(response, name)).find((id) => id !== undefined),
+    retryAfter: headerText(response, 'retry-after'),
+  });
+}
+
+/** Anthropic names its id `request-id`; OpenAI and the APIs copying it `x-request-id`. Gemini documents none. */
+const REQUEST_ID_HEADERS = ['request-id', 'x-request-id'];
+
+/** An excerpt of this many characters is kept of an error body. */
+const EXCERPT_CHARS = 2048;
+/** Redacted before the cut, with room past it (2,048 characters are at most 8 KiB), so that a key at the cut is redacted whole. */
+const REDACTED_BYTES = 16 * 1024;
+/** Past this much, an error body is not read on: the connection is dropped rather than drained. */
+const DRAIN_LIMIT_BYTES = 128 * 1024;
+
+/**
+ * The start of an error body, secrets redacted, cut to EXCERPT_CHARS. The rest is read and thrown
+ * away (up to DRAIN_LIMIT_BYTES) so that the connection stays reusable; a body that fails midway
+ * leaves what had arrived.
+ */
+async function bodyExcerpt(response: UpstreamResponse, secrets: readonly string[]): Promise<string> {
+  const kept: Buffer[] = [];
+  let readBytes = 0;
+  try {
+    for await (const chunk of response.body) {
+      if (readBytes < REDACTED_BYTES) kept.push(chunk as Buffer);
+      readBytes += (chunk as Buffer).length;
+      if (readBytes >= DRAIN_LIMIT_BYTES) break;
+    }
+  } catch {
+    // What arrived is the excerpt.
+  }
+  const text = Buffer.concat(kept).subarray(0, REDACTED_BYTES).toString('utf8');
+  return redactSecrets(text, secrets).slice(0, EXCERPT_CHARS);
+}
+
+/** The header values that carry our key, and the bare token of a bearer value. */
+function credentials(headers: Record<string, string>): string[] {
+  return Object.entries(headers).flatMap(([name, value]) => (CREDENTIAL_HEADERS.has(name.toLowerCase()) ? [value, value.replace(/^Bearer /i, '')] : []));
+}
+
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'api-key']);
+
+function headerText(response: UpstreamResponse, name: string): string | undefined {
+  const value = response.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text === '' ? undefined : text.slice(0, 200);
 }
 
 /** A transport failure as UpstreamError (our own abort passes through unchanged). */
@@ -78,7 +128,7 @@ export function upstreamFailure(provider: ProviderName, err: unknown, signal: Ab
         : err instanceof errors.ConnectTimeoutError
           ? 'connect timeout'
           : `connection failed (${(err as { code?: string }).code ?? (err as Error).name ?? 'error'})`;
-  return new UpstreamError(provider, 'unavailable', `${provider}: ${reason}`);
+  return new UpstreamError(provider, 'unavailable', `${provider}: ${reason}`, {}, { cause: err });
 }
 
 /** Reads a whole JSON body; anything unparsable is the provider's malformed answer. */

@@ -15,7 +15,8 @@ import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider
 import { alternatingTurns, type Turn } from '../alternating-turns';
 import { parseDataUrl } from '../data-url';
 import { parseJsonObject } from '../json-object';
-import { contentParts, isSystemMessage, systemPrompt } from '../message-parts';
+import { contentParts, isSystemMessage } from '../message-parts';
+import { spokenConversation } from '../system-only-conversation';
 
 /** Anthropic's temperature runs 0..1 where OpenAI's runs 0..2: anything above is its most random. */
 const MAX_TEMPERATURE = 1;
@@ -27,13 +28,14 @@ const MAX_TEMPERATURE = 1;
 export function anthropicRequestBody(call: UpstreamCall): MessageCreateParamsBase {
   const { request } = call;
   const conversation = request.messages.filter((message) => !isSystemMessage(message)).map(turn);
+  const { system, turns } = spokenConversation(request.messages, alternatingTurns(conversation), (text) => ({ role: 'user', parts: [{ type: 'text' as const, text }] }));
   // Settings left undefined vanish from the JSON body.
   return {
     model: call.upstreamModel,
     // Required by the API, and the cap the client was billed for.
     max_tokens: call.maxTokens,
-    system: systemPrompt(request.messages),
-    messages: alternatingTurns(conversation).map(({ role, parts }): MessageParam => ({ role, content: parts })),
+    system,
+    messages: turns.map(({ role, parts }): MessageParam => ({ role, content: parts })),
     temperature: request.temperature === undefined ? undefined : Math.min(request.temperature, MAX_TEMPERATURE),
     // Claude 4.5 models refuse temperature and top_p together; temperature, the usual knob, wins.
     top_p: request.temperature === undefined ? request.top_p : undefined,

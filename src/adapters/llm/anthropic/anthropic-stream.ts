@@ -5,6 +5,7 @@ import { UpstreamError } from '../../../modules/providers/domain/upstream-error'
 import { parseEventJson } from '../event-json';
 import { isJsonObject } from '../json-object';
 import { ChunkFactory } from '../openai-shapes';
+import { withToolArguments } from '../tool-call-arguments';
 import { finishReason, openAiUsage, type AnthropicUsage } from './anthropic-response';
 
 type StreamEvent = RawMessageStreamEvent | { type: 'ping' } | { type: 'error'; error: { type: string; message?: string } };
@@ -24,8 +25,13 @@ const TRANSIENT_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_e
 /**
  * Messages API stream events as OpenAI chunks, until message_stop; a stream that ends before it
  * was cut. ping, content_block_stop and event types newer than this code carry nothing to pass on.
+ * A tool without parameters streams no input_json_delta (or an empty one): its call gets `{}`.
  */
-export async function* anthropicChunks(events: AsyncIterable<EventSourceMessage>): AsyncGenerator<ChatCompletionChunk> {
+export function anthropicChunks(events: AsyncIterable<EventSourceMessage>): AsyncGenerator<ChatCompletionChunk> {
+  return withToolArguments(translated(events));
+}
+
+async function* translated(events: AsyncIterable<EventSourceMessage>): AsyncGenerator<ChatCompletionChunk> {
   const translation = new StreamTranslation();
   for await (const event of events) {
     const data = parseEventJson('anthropic', event.data);

@@ -4,7 +4,8 @@ import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider
 import { alternatingTurns, type Turn } from '../alternating-turns';
 import { parseDataUrl } from '../data-url';
 import { isJsonObject, parseJsonObject } from '../json-object';
-import { contentParts, isSystemMessage, systemPrompt } from '../message-parts';
+import { contentParts, isSystemMessage } from '../message-parts';
+import { spokenConversation } from '../system-only-conversation';
 import { imageMimeType } from './image-mime-type';
 
 /**
@@ -31,9 +32,9 @@ const TOOL_MODES = { auto: 'AUTO', required: 'ANY', none: 'NONE' } as const;
 /** The generateContent body for a chat request; `parallel_tool_calls` has no Gemini equivalent and is dropped. */
 export function geminiRequestBody(call: UpstreamCall): GenerateContentRequest {
   const { request } = call;
-  const system = systemPrompt(request.messages);
+  const { system, turns } = spokenConversation(request.messages, contents(request.messages), (text) => ({ role: 'user', parts: [{ text }] }));
   return {
-    contents: contents(request.messages),
+    contents: turns,
     systemInstruction: system === undefined ? undefined : { parts: [{ text: system }] },
     ...toolFields(request),
     // Settings left undefined vanish from the JSON body.
@@ -51,7 +52,7 @@ export function geminiRequestBody(call: UpstreamCall): GenerateContentRequest {
   };
 }
 
-function contents(messages: readonly ChatMessage[]): Content[] {
+function contents(messages: readonly ChatMessage[]): Array<Turn<'user' | 'model', Part>> {
   // A function response names its function, where an OpenAI tool message only gives the call's id.
   const functionNames = new Map<string, string>();
   const turns = messages

@@ -5,6 +5,7 @@ import { LlmProvider, type UpstreamCall, type UpstreamReply } from '../../../mod
 import { parseEventJson } from '../event-json';
 import type { KeyedEndpoint } from '../keyed-endpoint';
 import { sseEvents } from '../sse-events';
+import { withToolArguments } from '../tool-call-arguments';
 import { readJson, type UpstreamHttp, type UpstreamResponse } from '../upstream-http';
 import { openAiRequestBody, type OpenAiDialect } from './openai-request';
 
@@ -30,7 +31,8 @@ export class OpenAiCompatibleProvider extends LlmProvider {
   async send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamReply> {
     const response = await this.http.postJson(this.name, this.url, this.headers, openAiRequestBody(call, this.dialect), signal);
     if (!call.stream) return { kind: 'json', completion: this.completion(await readJson(this.name, response, signal)) };
-    return { kind: 'stream', chunks: this.chunks(response, signal) };
+    // Some compatible servers stream a call without parameters as `arguments: ""` and nothing more.
+    return { kind: 'stream', chunks: withToolArguments(this.chunks(response, signal)) };
   }
 
   private completion(body: unknown): ChatCompletion {

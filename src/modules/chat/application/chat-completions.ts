@@ -16,6 +16,7 @@ import { UpstreamDispatcher } from '../../providers/application/upstream-dispatc
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
 import type { CatalogModel } from '../../routing/domain/catalog';
 import { cacheKey } from '../domain/cache-key';
+import { involvesMarketData } from '../domain/market-data-tools';
 import { candidatesWithin, quoteOf, type ChatPlan, type PricedCandidate } from '../domain/chat-plan';
 import type { ChatRequest } from '../domain/chat-request';
 import { messageText } from '../domain/chat-request';
@@ -187,7 +188,7 @@ export class ChatCompletions {
   private async paidSource(plan: ChatPlan, payment: AcceptedPayment, caller: ChatCaller, signal: AbortSignal): Promise<PaidSource> {
     const candidates = candidatesWithin(plan, payment.amountPaid);
     const primary = candidates[0];
-    const key = this.cacheTtlSecs > 0 ? cacheKey(primary.model.id, plan.request, primary.outputTokens) : null;
+    const key = this.cacheKeyOf(plan.request, primary);
     const cached = key ? await this.cache.get(key) : null;
     if (cached) return { source: fromArray(completionChunks(cached, true)), candidate: primary, fallback: false, cache: 'hit', cacheable: null };
     const calling = performance.now();
@@ -238,7 +239,7 @@ export class ChatCompletions {
     const { request } = plan;
     const candidates = candidatesWithin(plan, 0n);
     const primary = candidates[0];
-    const key = this.cacheTtlSecs > 0 ? cacheKey(primary.model.id, request, primary.outputTokens) : null;
+    const key = this.cacheKeyOf(request, primary);
     const cached = key ? await this.cache.get(key) : null;
     if (cached) {
       if (request.stream !== true) this.record(caller, plan, primary, cached.usage);
@@ -305,6 +306,12 @@ export class ChatCompletions {
     this.deliver(caller, plan, candidate, completion, cacheable);
   }
 
+  /** Where the answer is kept, or null when it is not: caching off, or market-data tools involved (spec 1.7). */
+  private cacheKeyOf(request: ChatRequest, primary: PricedCandidate): string | null {
+    if (this.cacheTtlSecs <= 0 || involvesMarketData(request)) return null;
+    return cacheKey(primary.model.id, request, primary.outputTokens);
+  }
+
   /** A whole free answer: log it and cache it, unless its client already left. */
   private deliver(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, completion: ChatCompletion, cacheable: string | null): void {
     if (caller.signal.aborted) throw caller.signal.reason;
@@ -338,7 +345,7 @@ function answerOf(end: GenerationEnd): ChatCompletion {
 /** A paid request's error names its receipt, which says what became of the payment (`not_charged`, `failed`). */
 function withReceipt(err: unknown, receiptPath: string | null): unknown {
   if (!(err instanceof GatewayError) || receiptPath === null) return err;
-  return new GatewayError(err.type, err.message, { ...err.headers, 'X-Gw-Receipt': receiptPath });
+  return new GatewayError(err.type, err.message, { ...err.headers, 'X-Gw-Receipt': receiptPath }, { cause: err.cause });
 }
 
 /** Chunks as the client asked for them: usage only with `stream_options.include_usage`. */

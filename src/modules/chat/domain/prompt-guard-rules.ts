@@ -1,8 +1,9 @@
+import vocabulary from './guard-data/phrase-vocabulary.json';
 import { anyWord, phrase, WORD, type Phrase } from './prompt-guard-phrases';
 
 /**
- * Injection and jailbreak rules, matched against the `words` view (lower case, look-alikes folded,
- * whitespace collapsed). Each rule is a phrase that only makes sense as an attack, not a keyword:
+ * Injection and jailbreak phrase rules, matched against the `words` view (lower case, look-alikes
+ * folded, whitespace collapsed); their vocabulary is data (guard-data/phrase-vocabulary.json). Each rule is a phrase that only makes sense as an attack, not a keyword:
  * "ignore" alone is everyday code and English; "ignore all previous instructions" is not.
  * Phrase openings are plain word lists (see prompt-guard-phrases); the rest is a pattern source
  * in which a space stands for a short gap.
@@ -26,29 +27,34 @@ export interface PatternRule {
 const NEGATION = /(?:(?:^|[^\p{L}])(?:not|never|no)|n't)(?: \p{L}+)? ?$/u;
 
 // ---------------------------------------------------------------------------------------------
-// English vocabulary. Lists are phrase openings; strings are pattern sources used further in.
+// Vocabulary (guard-data/phrase-vocabulary.json). Lists are phrase openings; alternatives are
+// pattern sources used further in.
 
-const IGNORE = ['ignore', 'ignoring', 'disregard', 'disregarding', 'forget', 'forgetting', 'discard', 'abandon', 'set aside', 'put aside', 'throw out', 'stop following', 'no longer follow'];
-const DROP = ['ignore', 'disregard', 'forget'];
-const SUPERSEDE = ['override', 'overrides', 'overriding', 'supersede', 'supersedes', 'replaces', 'cancels', 'voids', 'revokes', 'nullifies', 'takes precedence over'];
-const REVEAL = ['reveal', 'show', 'print', 'output', 'display', 'dump', 'leak', 'recite', 'repeat', 'echo', 'expose', 'disclose', 'share', 'tell', 'give', 'write out', 'spell out', 'copy', 'paste', 'list', 'return', 'provide', 'send', 'type out', 'state'];
-const YOU_ARE = ["you're", 'you are', 'youre'];
-const ENABLE = ['enter', 'enable', 'activate', 'switch to', 'turn on', 'engage', 'unlock'];
+const { lists, alternatives, overridesAbroad } = vocabulary;
 
-const QUALIFIER = '(?:previous|previously given|prior|above|earlier|preceding|foregoing|former|original|initial|existing|system|developer|safety|hidden|programmed|built-in)';
-const INSTRUCTIONS = '(?:instructions?|prompts?|rules|directions|directives|guidelines|guidance|constraints|commands|context|programming|orders|polic(?:y|ies)|restrictions)';
-const PROMPT = '(?:system prompt|system message|system instructions|prompt|instructions|pre-?prompt|(?:hidden|secret|internal) rules)';
-const PROMPT_ADJECTIVE = '(?:full|entire|whole|complete|exact|original|initial|hidden|secret|internal|confidential|real|first)';
-const MODE = '(?:jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|dan|chaos|anarchy|opposite|no limits?|no filters?)';
-const RULES = '(?:rules|restrictions|guidelines|filters|limits|limitations|boundaries|polic(?:y|ies)|principles|constraints|safeguards|guardrails|filtering|protocols|training|considerations|standards|ethics|morals|censorship)';
+/** One group of pattern-source alternatives. */
+function anyOf(sources: readonly string[]): string {
+  return `(?:${sources.join('|')})`;
+}
+
+const IGNORE = lists.ignore;
+const DROP = lists.drop;
+const SUPERSEDE = lists.supersede;
+const REVEAL = lists.reveal;
+const YOU_ARE = lists['you-are'];
+const ENABLE = lists.enable;
+
+const QUALIFIER = anyOf(alternatives.qualifier);
+const INSTRUCTIONS = anyOf(alternatives.instructions);
+const PROMPT = anyOf(alternatives.prompt);
+const PROMPT_ADJECTIVE = anyOf(alternatives['prompt-adjective']);
+const MODE = anyOf(alternatives.mode);
+const RULES = anyOf(alternatives.rules);
 const UNFILTERED_PERSONA = '(?:(?:a|an|the|my) )?(?:(?:unfiltered|uncensored|unrestricted|amoral|unethical|immoral|non-moral|jailbroken|unaligned|evil|rogue) (?:(?:and|or) )?){1,3}(?:unbiased )?(?:ai|chatbot|assistant|language model|model|llm|version|persona|mode|confidant|gpt|bot|twin|alter ego)';
 // Words that make "free of the rules" or "does not have to follow the rules" about an AI ...
-const AI_WORDS = ['ai', 'chatgpt', 'gpt', 'llm', 'language model', 'chatbot', 'assistant', 'bot', 'model', 'openai', 'anthropic', 'claude', 'gemini'];
-const AI_CONTEXT = anyWord(AI_WORDS);
+const AI_CONTEXT = anyWord(lists['ai-words']);
 // ... or "no content filters" about the model addressed (or told to answer) rather than a CMS.
-const PERSONA_CONTEXT = anyWord([
-  ...AI_WORDS, 'you', "you're", 'your', 'yourself', 'act', 'answer', 'respond', 'reply', 'pretend', 'roleplay', 'role-play', 'persona', 'character',
-]);
+const PERSONA_CONTEXT = anyWord([...lists['ai-words'], ...lists['persona-words']]);
 
 // ---------------------------------------------------------------------------------------------
 // The same override ("ignore all previous instructions") in other languages.
@@ -56,94 +62,40 @@ const PERSONA_CONTEXT = anyWord([
 interface OverrideVocabulary {
   readonly verbs: readonly string[];
   /** "all" */
-  readonly every: string;
+  readonly every: readonly string[];
   /** "your" */
-  readonly yours: string;
+  readonly yours: readonly string[];
   /** definite articles */
-  readonly the: string;
+  readonly the: readonly string[];
   /** "previous", "above" where they precede the noun (Germanic, Slavic) ... */
-  readonly before?: string;
+  readonly before?: readonly string[];
   /** ... or follow it (Romance). */
-  readonly after?: string;
-  readonly nouns: string;
+  readonly after?: readonly string[];
+  readonly nouns: readonly string[];
 }
 
 /**
  * "ignore all (the) instructions", "ignore your instructions", "ignore the previous instructions",
  * "ignore the instructions above": a bare "ignore the rules" needs one of all / your / a qualifier.
  */
-function override(v: OverrideVocabulary): Phrase {
+function override(vocabulary: OverrideVocabulary): Phrase {
+  const [every, yours, the, nouns] = [vocabulary.every, vocabulary.yours, vocabulary.the, vocabulary.nouns].map(anyOf);
+  const before = vocabulary.before && anyOf(vocabulary.before);
+  const after = vocabulary.after && anyOf(vocabulary.after);
   const forms = [
-    `(?:${v.every}) (?:(?:${v.the}|${v.yours}) )?${v.before ? `(?:(?:${v.before}) )?` : ''}(?:${v.nouns})`,
-    `(?:${v.yours}) (?:${v.nouns})`,
-    ...(v.before ? [`(?:(?:${v.the}|${v.yours}) )?(?:${v.before}) (?:${v.nouns})`] : []),
-    ...(v.after ? [`(?:(?:${v.the}|${v.yours}) )?(?:${v.nouns}) (?:${v.after})`] : []),
+    `${every} (?:(?:${the}|${yours}) )?${before ? `(?:${before} )?` : ''}${nouns}`,
+    `${yours} ${nouns}`,
+    ...(before ? [`(?:(?:${the}|${yours}) )?${before} ${nouns}`] : []),
+    ...(after ? [`(?:(?:${the}|${yours}) )?${nouns} ${after}`] : []),
   ];
-  return phrase(v.verbs, `(?:${forms.join('|')})`);
+  return phrase(vocabulary.verbs, anyOf(forms));
 }
 
-const OVERRIDES_ABROAD: ReadonlyArray<readonly [string, OverrideVocabulary]> = [
-  ['es', {
-    verbs: ['ignora', 'ignore', 'ignoren', 'ignorad', 'ignorar', 'olvida', 'olvide', 'olviden', 'olvidad', 'olvidar', 'omite', 'descarta', 'desestima', 'haz caso omiso de'],
-    every: 'todas|todos', yours: 'tus|sus', the: 'las|los',
-    after: 'anteriores|previas|originales|iniciales|de antes|del sistema|de arriba',
-    nouns: 'instrucciones|indicaciones|órdenes|ordenes|reglas|restricciones|directrices|normas',
-  }],
-  ['fr', {
-    verbs: ['ignore', 'ignorez', 'ignorer', 'oublie', 'oubliez', 'oublier', 'ne tiens pas compte des', 'ne tenez pas compte des'],
-    every: 'toutes|tous', yours: 'tes|vos', the: 'les|des',
-    after: "précédentes|precedentes|antérieures|anterieures|initiales|d'origine|ci-dessus|du système|du systeme|reçues",
-    nouns: 'instructions|consignes|règles|regles|directives|restrictions|indications',
-  }],
-  ['de', {
-    verbs: ['ignoriere', 'ignorier', 'ignoriert', 'ignorieren sie', 'vergiss', 'vergesst', 'vergessen sie', 'missachte', 'missachtet'],
-    every: 'alle|sämtliche|jegliche', yours: 'deine|ihre|eure', the: 'die',
-    before: 'vorherigen|vorigen|bisherigen|früheren|obigen|vorangegangenen|ursprünglichen|alten',
-    nouns: 'anweisungen|instruktionen|befehle|regeln|vorgaben|richtlinien|einschränkungen|systemanweisungen',
-  }],
-  ['pt', {
-    verbs: ['ignore', 'ignora', 'ignorar', 'ignorem', 'esqueça', 'esqueca', 'esquece', 'esqueçam', 'desconsidere', 'desconsidera'],
-    every: 'todas|todos', yours: 'suas|tuas|as suas|as tuas', the: 'as|os',
-    after: 'anteriores|prévias|previas|originais|iniciais|do sistema|acima',
-    nouns: 'instruções|instrucoes|regras|orientações|orientacoes|diretrizes|restrições|restricoes',
-  }],
-  ['it', {
-    verbs: ['ignora', 'ignori', 'ignorate', 'ignorare', 'dimentica', 'dimentichi', 'dimenticate', 'tralascia'],
-    every: 'tutte|tutti', yours: 'le tue|i tuoi|tue|tuoi', the: 'le|i|gli',
-    after: 'precedenti|originali|iniziali|di prima|del sistema|sopra',
-    nouns: 'istruzioni|regole|indicazioni|direttive|restrizioni',
-  }],
-  ['nl', {
-    verbs: ['negeer', 'negeren', 'vergeet'],
-    every: 'alle', yours: 'je|jouw|uw', the: 'de',
-    before: 'vorige|eerdere|voorgaande|bovenstaande|oorspronkelijke|oude',
-    nouns: 'instructies|regels|opdrachten|richtlijnen|aanwijzingen',
-  }],
-  ['ru', {
-    verbs: ['игнорируй', 'игнорируйте', 'проигнорируй', 'проигнорируйте', 'забудь', 'забудьте', 'не обращай внимания на', 'не следуй'],
-    every: 'все|всё', yours: 'свои|твои|ваши', the: 'эти',
-    before: 'предыдущие|прежние|прошлые|старые|системные|изначальные|вышеуказанные',
-    nouns: 'инструкции|указания|правила|команды|ограничения|установки',
-  }],
-];
-
-// Chinese and Japanese have no spaces: a qualifier ("previous", "all", "your") then, a few
-// characters on, an instruction noun, next to an ignore verb.
-const OVERRIDE_CHINESE = phrase(
-  ['忽略', '无视', '忘记', '忘掉', '忽视', '不要理会', '不要遵守', '不要遵循'],
-  '(?:你|您)?(?:之前|以前|先前|此前|上面|上述|前面|所有|全部|你的|一切|原来|原有|系统)[^。！？]{0,8}(?:指令|指示|说明|规则|提示|设定|要求|命令|限制)',
-  { open: true },
-);
-const OVERRIDE_JAPANESE = phrase(
-  ['これまでの', '今までの', '以前の', '前の', '上記の', '上の', '先ほどの', 'すべての', '全ての', 'あなたの', 'システムの'],
-  '[^。！？]{0,6}(?:指示|命令|ルール|設定|プロンプト|指令|制約)[^。！？]{0,6}(?:無視|忘れ)',
-  { open: true },
-);
+const OVERRIDES_ABROAD: ReadonlyArray<readonly [string, OverrideVocabulary]> = Object.entries(overridesAbroad);
 
 // "without rules" in another language, said of the model.
-const RULES_ABROAD =
-  '(?:einschränkungen|regeln|richtlinien|filter|zensur|reglas|restricciones|filtros|límites|limites|censura|règles|filtres|censure|regole|restrizioni|filtri|regras|restrições|ограничений|правил|фильтров|цензуры)';
-const PERSONA_ABROAD = anyWord(['ki', 'ia', 'ии', 'du bist', 'sei', 'eres', 'actúa como', 'actua como', 'tu es', 'agis comme', 'tu sei', 'agisci come', 'você é', 'voce e', 'aja como', 'ты', 'веди себя как']);
+const RULES_ABROAD = anyOf(alternatives['rules-abroad']);
+const PERSONA_ABROAD = anyWord(lists['persona-abroad']);
 
 // ---------------------------------------------------------------------------------------------
 
@@ -269,8 +221,6 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     category: 'injection',
     phrases: [override(vocabulary)],
   })),
-  { id: 'injection.ignore-instructions.zh', category: 'injection', phrases: [OVERRIDE_CHINESE] },
-  { id: 'injection.ignore-instructions.ja', category: 'injection', phrases: [OVERRIDE_JAPANESE] },
 
   { id: 'jailbreak.dan', category: 'jailbreak', phrases: [phrase(['do anything now'], '')], context: anyWord(['dan']) },
   {

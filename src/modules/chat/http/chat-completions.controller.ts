@@ -4,19 +4,19 @@ import { GatewayConfig } from '../../../config/gateway-config';
 import { ChatCompletions, type ChatOutcome } from '../application/chat-completions';
 import { parseChatRequest } from './chat-request-validator';
 import { sessionId, setDebugHeaders } from './chat-response-headers';
-import { endEventStream, openEventStream, writeEvents } from './sse-writer';
+import { endEventStream, openEventStream, writeEvents, type EventStreamTimers } from './sse-writer';
 
 /** POST /v1/chat/completions: validate, hand to the use case, render what it decided. */
 @Controller('v1/chat')
 export class ChatCompletionsController {
-  /** The longest a stream may take to write: the stream cap, plus the confirmation a paid one waits for before [DONE]. */
-  private readonly streamDeadlineMs: number;
+  /** The longest a stream may take to write (the stream cap, plus the confirmation a paid one waits for before [DONE]), and its keep-alive interval. */
+  private readonly streamTimers: EventStreamTimers;
 
   constructor(
     private readonly chat: ChatCompletions,
     config: GatewayConfig,
   ) {
-    this.streamDeadlineMs = config.http.streamMaxMs + config.settlement.confirmMs;
+    this.streamTimers = { deadlineMs: config.http.streamMaxMs + config.settlement.confirmMs, keepAliveMs: config.http.sseKeepAliveMs };
   }
 
   @Post('completions')
@@ -58,7 +58,7 @@ export class ChatCompletionsController {
     // A started stream is bounded by the stream cap and the upstream idle timeout, no longer by the request timeout.
     req.gw.suspendTimeout();
     // A failure midway propagates to the error filter, which ends the stream with an error event, never [DONE].
-    await writeEvents(res, served.body.chunks, this.streamDeadlineMs);
+    await writeEvents(res, served.body.chunks, this.streamTimers);
     endEventStream(res);
   }
 }

@@ -9,21 +9,38 @@ export function openEventStream(res: Response, status = 200): void {
   res.flushHeaders();
 }
 
+/** The SSE comment written into a silent stream; clients ignore comment lines. */
+const KEEP_ALIVE = ': keep-alive\n\n';
+
+/** When an event stream may be cut, and when it is kept alive. */
+export interface EventStreamTimers {
+  /** A reader that stalls cannot hold the connection, and what it holds, past this: the socket is closed then, as if the client had left. */
+  deadlineMs: number;
+  /** After this much silence a `: keep-alive` comment is written, so proxies with idle timeouts do not cut a stream that is thinking. */
+  keepAliveMs: number;
+}
+
 /**
  * Writes each item as a `data:` event, waiting for the socket to drain rather than buffering
- * without bound. Stops when the client is gone (returning ends the event source too). A reader
- * that stalls cannot hold the connection, and what it holds, past `deadlineMs`: the socket is
- * closed then, as if the client had left.
+ * without bound, and a keep-alive comment whenever nothing was written for `keepAliveMs`. Stops
+ * when the client is gone (returning ends the event source too).
  */
-export async function writeEvents(res: Response, events: AsyncIterable<unknown>, deadlineMs: number): Promise<void> {
-  const deadline = setTimeout(() => res.destroy(), deadlineMs);
+export async function writeEvents(res: Response, events: AsyncIterable<unknown>, timers: EventStreamTimers): Promise<void> {
+  const deadline = setTimeout(() => res.destroy(), timers.deadlineMs);
+  const keepAlive = setTimeout(() => {
+    if (res.destroyed || res.writableEnded) return;
+    res.write(KEEP_ALIVE);
+    keepAlive.refresh();
+  }, timers.keepAliveMs);
   try {
     for await (const event of events) {
       if (res.destroyed) return;
+      keepAlive.refresh();
       if (!res.write(`data: ${JSON.stringify(event)}\n\n`)) await drainedOrClosed(res);
     }
   } finally {
     clearTimeout(deadline);
+    clearTimeout(keepAlive);
   }
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayError } from '../../../errors/gateway-error';
+import { AppLogger } from '../../../logging/app-logger';
 import type { ChatCompletion, ChatCompletionChunk } from '../domain/chat-completion';
 import type { ProviderName } from '../domain/provider-name';
 import { UpstreamError } from '../domain/upstream-error';
@@ -31,11 +32,17 @@ const RETRY_SAME = new Set([500, 502, 504]);
  */
 @Injectable()
 export class UpstreamDispatcher {
-  constructor(private readonly registry: ProviderRegistry) {}
+  constructor(
+    private readonly registry: ProviderRegistry,
+    private readonly logger: AppLogger,
+  ) {
+    logger.setContext(UpstreamDispatcher.name);
+  }
 
   async dispatch(targets: readonly DispatchTarget[], signal: AbortSignal): Promise<Dispatched> {
     let configured = false;
     let refusal: UpstreamError | null = null;
+    let lastFailure: UpstreamError | undefined;
     for (const [index, target] of targets.entries()) {
       const entry = this.registry.get(target.provider);
       if (!entry) continue;
@@ -49,6 +56,8 @@ export class UpstreamDispatcher {
             entry.breaker.abandoned();
             throw signal.aborted ? signal.reason : err;
           }
+          this.attemptFailed(err, target.call.upstreamModel, 'before the first chunk');
+          lastFailure = err;
           if (err.kind === 'bad_response') {
             // Not shopped around. A malformed answer counts against the provider; a 4xx refusing
             // this request does not, or a client could open the circuit for everyone.
@@ -63,9 +72,28 @@ export class UpstreamDispatcher {
       }
       if (refusal) break;
     }
-    if (refusal) throw new GatewayError('provider_error', 'the upstream provider returned a response the gateway cannot use');
+    if (refusal) throw new GatewayError('provider_error', 'the upstream provider returned a response the gateway cannot use', {}, { cause: refusal });
     if (!configured) throw new GatewayError('internal_error', 'no provider key is configured for the models that can answer this request');
-    throw new GatewayError('upstream_unavailable', 'no upstream provider is available for this request right now; retry shortly');
+    throw new GatewayError('upstream_unavailable', 'no upstream provider is available for this request right now; retry shortly', {}, { cause: lastFailure });
+  }
+
+  /**
+   * One warn line per failed attempt, with what the provider said (docs/decisions.md, "Upstream
+   * failures in the log"): the excerpt was redacted when it was read, and the message names no key.
+   */
+  private attemptFailed(err: UpstreamError, upstreamModel: string, when: string): void {
+    this.logger.warn(
+      {
+        provider: err.provider,
+        model: upstreamModel,
+        kind: err.kind,
+        status: err.status,
+        upstream_request_id: err.requestId,
+        retry_after: err.retryAfter,
+        body_excerpt: err.bodyExcerpt,
+      },
+      `upstream attempt failed ${when}: ${err.message}`,
+    );
   }
 
   private async start(entry: RegisteredProvider, call: UpstreamCall, signal: AbortSignal): Promise<StartedReply> {
@@ -78,15 +106,16 @@ export class UpstreamDispatcher {
     const first = await iterator.next();
     // A stream with no chunk at all is not an answer; nothing was sent yet, so it is refused here.
     if (first.done) throw new UpstreamError(entry.provider.name, 'bad_response', `${entry.provider.name} sent an empty stream`);
-    return { kind: 'stream', chunks: watched(first, iterator, entry) };
+    return { kind: 'stream', chunks: watched(first, iterator, entry, (err) => this.attemptFailed(err, call.upstreamModel, 'mid-stream')) };
   }
 }
 
-/** The stream with its first chunk put back; its end or failure is reported to the breaker. */
+/** The stream with its first chunk put back; its end or failure is reported to the breaker (and a failure to `failed`). */
 async function* watched(
   first: IteratorResult<ChatCompletionChunk>,
   rest: AsyncIterator<ChatCompletionChunk>,
   entry: RegisteredProvider,
+  failed: (err: UpstreamError) => void,
 ): AsyncGenerator<ChatCompletionChunk> {
   let finished = false;
   try {
@@ -94,8 +123,10 @@ async function* watched(
     finished = true;
     entry.breaker.succeeded();
   } catch (err) {
-    if (err instanceof UpstreamError) entry.breaker.failed();
-    else entry.breaker.abandoned();
+    if (err instanceof UpstreamError) {
+      entry.breaker.failed();
+      failed(err);
+    } else entry.breaker.abandoned();
     finished = true;
     throw err;
   } finally {
