@@ -1,7 +1,8 @@
 /**
  * Microbenchmarks of the request pipeline's own steps (issue 6): body validation, the router's
  * score, the cost estimate, the prompt guard, the cache key, and a payment's decode plus
- * verification. Used by `npm run bench` and on its own: `npm run bench:micro`.
+ * verification; the guard, the score and the estimate also on 1 MB and 10 MB texts (issue 12).
+ * Used by `npm run bench` and on its own: `npm run bench:micro`.
  */
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { startLocalnet } from '../../libs/solana-localnet';
@@ -13,6 +14,7 @@ import { Secret } from '../../src/config/secret';
 import { cacheKey } from '../../src/modules/chat/domain/cache-key';
 import { priceCandidate, routingSignals } from '../../src/modules/chat/domain/chat-plan';
 import { PromptGuard } from '../../src/modules/chat/domain/prompt-guard';
+import { estimateInputTokens } from '../../src/modules/chat/domain/token-estimate';
 import { parseChatRequest } from '../../src/modules/chat/http/chat-request-validator';
 import { scoreComplexity } from '../../src/modules/routing/domain/complexity-scorer';
 import { specPaymentHeader, type PaidWorld } from '../../test/support/paid-gateway';
@@ -36,8 +38,32 @@ export async function pipelineMicroBenchmarks(): Promise<MicroResult[]> {
     microBench('cost estimate (tokens and bigint price)', () => priceCandidate(model, routingSignals(request).inputTokens, request.max_tokens), { iterations: 50_000 }),
     microBench('prompt guard, 200-character prompt', () => guard.inspect(texts), { iterations: 20_000 }),
     microBench('cache key (SHA-256 of the request)', () => cacheKey(model.id, request, 256), { iterations: 50_000 }),
+    ...largeTextBenchmarks(guard),
   ];
   results.push(await paymentVerification());
+  return results;
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * The text scans an unpaid request pays for, on the shape that froze the gateway in issue 12 ("aж"
+ * and U+0482 repeated) at 1 MB and 10 MB of UTF-8: the guard (10 MB directly on the function, the
+ * HTTP body limit being 10 MB for the whole body), the router's score and the estimate.
+ */
+function largeTextBenchmarks(guard: PromptGuard): MicroResult[] {
+  const results: MicroResult[] = [];
+  for (const [label, bytes, iterations] of [['1 MB', MB, 10], ['10 MB', 10 * MB, 3]] as const) {
+    const text = 'aж\u0482'.repeat(Math.floor(bytes / Buffer.byteLength('aж\u0482')));
+    const request = parseChatRequest({ model: 'auto', messages: [{ role: 'user', content: text }] });
+    const signals = routingSignals(request);
+    const options = { warmup: 1, iterations };
+    results.push(
+      microBench(`prompt guard, ${label} of script switching`, () => guard.inspect([text]), options),
+      microBench(`router score, ${label} of script switching`, () => scoreComplexity(signals), options),
+      microBench(`input-token estimate, ${label} of script switching`, () => estimateInputTokens(request), options),
+    );
+  }
   return results;
 }
 

@@ -14,6 +14,7 @@ import { UpstreamError } from '../../providers/domain/upstream-error';
 import { midStreamError } from '../domain/mid-stream-error';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
+import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { CatalogModel } from '../../routing/domain/catalog';
 import { cacheKey } from '../domain/cache-key';
 import { involvesMarketData } from '../domain/market-data-tools';
@@ -74,9 +75,9 @@ export type ChatOutcome =
   | { kind: 'served'; plan: ChatPlan; served: ServedChat; headers: Record<string, string>; paymentStatus: string | null };
 
 /**
- * POST /v1/chat/completions (spec 4.1): plan, then the free path (limits, guard, provider) or the
- * paid one (guard, then a 402 quote until a payment comes; then the settlement lifecycle of
- * docs/decisions.md, "Money moves exactly once", through PaidGenerations).
+ * POST /v1/chat/completions (spec 4.1): the client's per-IP window, the plan, then the free path
+ * (guard, provider) or the paid one (guard, then a 402 quote until a payment comes; then the
+ * settlement lifecycle of docs/decisions.md, "Money moves exactly once", through PaidGenerations).
  */
 @Injectable()
 export class ChatCompletions {
@@ -105,15 +106,30 @@ export class ChatCompletions {
     logger.setContext(ChatCompletions.name);
   }
 
+  /**
+   * The client's per-IP window comes before any work on the text (the router's score, the
+   * estimate, the guard), so one address cannot spend the gateway's CPU without bound
+   * (docs/decisions.md, "Limits before the work"). The name alone says which window applies.
+   */
   async handle(request: ChatRequest, caller: ChatCaller): Promise<ChatOutcome> {
+    const charge = this.planner.charge(request);
+    const freeWindow = charge === 'free' ? await this.freeTier.admit(caller.clientAddress) : null;
+    if (charge !== 'free') await this.admitUnpaid(caller);
     const plan = this.planner.plan(request);
-    if (quoteOf(plan).total === 0n) return this.serveFree(plan, caller);
+    if (quoteOf(plan).total === 0n) return this.serveFree(plan, caller, freeWindow ?? (await this.freeTier.admit(caller.clientAddress)));
     this.inspect(plan);
-    if (caller.paymentHeader === undefined) {
-      await this.paidRateLimit.admitClient(caller.clientAddress);
-      return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY) };
-    }
+    if (caller.paymentHeader === undefined) return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY) };
     return this.servePaid(plan, caller, caller.paymentHeader);
+  }
+
+  /**
+   * Spec 8's per-IP buckets for a request not paid yet: a quote counts in the client's paid
+   * bucket, a payment-bearing request (a replay or a redelivery too) as a payment attempt; the
+   * wallet's own limit follows once its signature verifies.
+   */
+  private admitUnpaid(caller: ChatCaller): Promise<RateDecision> {
+    const { clientAddress } = caller;
+    return caller.paymentHeader === undefined ? this.paidRateLimit.admitClient(clientAddress) : this.paidRateLimit.admitAttempt(clientAddress);
   }
 
   /**
@@ -219,9 +235,8 @@ export class ChatCompletions {
     return served({ kind: 'json', completion: again.kind === 'live' ? answerOf(await again.generation.ended) : again.completion });
   }
 
-  /** Spec 1.8 and 8: per-IP limit, then the global cap, then the prompt guard, then the provider. A payment header is ignored. */
-  private async serveFree(plan: ChatPlan, caller: ChatCaller): Promise<ChatOutcome> {
-    const perClient = await this.freeTier.admit(caller.clientAddress);
+  /** Spec 1.8 and 8: per-IP limit, then the global cap (both passed: `perClient`), then the prompt guard, then the provider. A payment header is ignored. */
+  private async serveFree(plan: ChatPlan, caller: ChatCaller, perClient: RateDecision): Promise<ChatOutcome> {
     this.inspect(plan);
     const served = await this.serve(plan, caller);
     return { kind: 'served', plan, served, headers: rateLimitHeaders(perClient), paymentStatus: null };

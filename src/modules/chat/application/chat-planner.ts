@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ModelRouter } from '../../routing/application/model-router';
+import type { Charge } from '../../routing/domain/name-charge';
 import { priceCandidate, routingSignals, type ChatPlan } from '../domain/chat-plan';
 import type { ChatRequest } from '../domain/chat-request';
 
@@ -7,6 +8,11 @@ import type { ChatRequest } from '../domain/chat-request';
 @Injectable()
 export class ChatPlanner {
   constructor(private readonly router: ModelRouter) {}
+
+  /** Whether the request is served free or paid, before the work of planning it (see ChatCompletions.handle). */
+  charge(request: ChatRequest): Charge {
+    return this.router.charge(request.model);
+  }
 
   plan(request: ChatRequest): ChatPlan {
     const signals = routingSignals(request);

@@ -1,4 +1,5 @@
 import { CHAT_ROLES, MAX_MESSAGES } from './chat-request';
+import { MAX_NESTING_DEPTH } from './json-nesting';
 
 const TEXT_PART = {
   type: 'object',
@@ -60,6 +61,7 @@ const FUNCTION_TOOL = {
 export const CHAT_REQUEST_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'ChatCompletionRequest',
+  $comment: `Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels, the body being level 1 (checked beside the schema).`,
   type: 'object',
   required: ['model', 'messages'],
   properties: {

@@ -26,7 +26,7 @@ export function estimateInputTokens(request: ChatRequest): number {
     if (message.name !== undefined) codePoints += codePointLength(message.name);
     for (const call of message.tool_calls ?? []) codePoints += codePointLength(call.function.arguments);
   }
-  if (request.tools !== undefined) codePoints += codePointLength(JSON.stringify(request.tools));
+  if (request.tools !== undefined) codePoints += jsonCodePointLength(request.tools);
   return Math.max(1, Math.ceil(codePoints / 4)) + images * IMAGE_PART_TOKENS;
 }
 
@@ -44,4 +44,38 @@ export function codePointLength(text: string): number {
     }
   }
   return text.length - pairs;
+}
+
+/**
+ * codePointLength(JSON.stringify(value)) for a parsed JSON value, without recursion: a stack of
+ * the values still to count, so a tool schema nested thousands deep cannot overflow the call stack
+ * (validation bounds the depth too: docs/decisions.md, "Nesting depth").
+ */
+export function jsonCodePointLength(value: unknown): number {
+  let total = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') total += codePointLength(JSON.stringify(item));
+    else if (Array.isArray(item)) {
+      // Brackets and commas; an element JSON cannot hold reads as null, as JSON.stringify writes it.
+      total += 2 + Math.max(item.length - 1, 0);
+      for (const element of item) pending.push(serialisable(element) ? element : null);
+    } else if (typeof item === 'object' && item !== null) {
+      let members = 0;
+      for (const [key, member] of Object.entries(item)) {
+        if (!serialisable(member)) continue;
+        members += 1;
+        total += codePointLength(JSON.stringify(key)) + 1;
+        pending.push(member);
+      }
+      total += 2 + Math.max(members - 1, 0);
+    } else total += JSON.stringify(item).length; // numbers, booleans and null: ASCII
+  }
+  return total;
+}
+
+/** What JSON.stringify writes inside an object or array (it skips or nulls the rest). */
+function serialisable(value: unknown): boolean {
+  return value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
 }

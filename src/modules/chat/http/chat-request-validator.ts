@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject } from 'ajv';
 import { GatewayError } from '../../../errors/gateway-error';
 import { MAX_MESSAGES, type ChatMessage, type ChatRequest } from '../domain/chat-request';
 import { CHAT_REQUEST_SCHEMA } from '../domain/chat-request-schema';
+import { MAX_NESTING_DEPTH, nestingBeyond } from '../domain/json-nesting';
 
 type RawRequest = ChatRequest & { max_completion_tokens?: number };
 
@@ -18,6 +19,8 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (Array.isArray(messages) && messages.length > MAX_MESSAGES) {
     throw invalid(`too many messages: ${messages.length} exceeds maximum of ${MAX_MESSAGES}`);
   }
+  const tooDeep = nestingBeyond(body, MAX_NESTING_DEPTH);
+  if (tooDeep !== null) throw invalid(`${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_NESTING_DEPTH} levels`);
   if (!validate(body)) throw invalid(describe(firstError(validate.errors ?? [])));
   const raw = body;
   raw.messages.forEach(checkMessage);

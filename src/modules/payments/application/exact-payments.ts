@@ -90,8 +90,6 @@ export class ExactPayments {
     const transfer = this.verify(transaction, context.quote);
     const unsponsored = this.sponsorship.refusal(transfer, context.quote);
     if (unsponsored) throw unsponsored;
-    // Replays count as attempts too: a used payment (and a kept answer's redelivery) is not free to hammer.
-    await this.rateLimit.admitAttempt(context.clientAddress);
     if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed(transfer.replayKey);
     const rateLimit = await this.rateLimit.admitWallet(transfer.payer);
     const balance = await this.checkOnChain(transfer, transaction);

@@ -28,8 +28,9 @@ export class PaidRateLimit {
   }
 
   /**
-   * Every payment-bearing request, before its chain look-ups: a fresh key pair per request passes
-   * the wallet limit, so the RPC calls a payment costs are bounded per client address too, at
+   * Every payment-bearing request, before any work on it (the guard, the decoding, the chain
+   * look-ups): a fresh key pair per request passes the wallet limit, and a junk header would
+   * otherwise buy guard runs, so this work is bounded per client address too, at
    * PAYMENT_ATTEMPTS_PER_LIMIT times the paid limit (room for retries beside honest traffic).
    */
   admitAttempt(clientAddress: string): Promise<RateDecision> {

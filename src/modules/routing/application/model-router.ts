@@ -4,6 +4,7 @@ import { capableCandidates, requireFit } from '../domain/candidate-selection';
 import type { Catalog, CatalogModel, Profile, Tier } from '../domain/catalog';
 import { scoreComplexity } from '../domain/complexity-scorer';
 import { resolveModelName } from '../domain/model-resolution';
+import { chargeOf, type Charge } from '../domain/name-charge';
 import type { RoutingSignals } from '../domain/routing-signals';
 
 export interface RoutedModel {
@@ -20,6 +21,11 @@ export class ModelRouter {
 
   constructor(config: GatewayConfig) {
     this.catalog = config.catalog;
+  }
+
+  /** Free or paid, from the name alone (an unknown name is refused here, as in route()). */
+  charge(modelName: string): Charge {
+    return chargeOf(resolveModelName(this.catalog, modelName));
   }
 
   route(modelName: string, signals: RoutingSignals): RoutedModel {

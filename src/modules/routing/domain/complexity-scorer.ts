@@ -34,7 +34,9 @@ export interface TierScore {
 const lexicon = new KeywordLexicon<KeywordList>(KEYWORDS);
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const NUMBERED_LINE = /^\s*(?:\d+[.)]|[-*•])\s+\S/gm;
+// Spaces within one line only: `\s` also takes newlines, so `^\s*` tried at every line start of a
+// run of blank lines would rescan the whole run each time (quadratic; docs/decisions.md "Linear time outside the guard").
+const NUMBERED_LINE = /^[^\S\n\r\u2028\u2029]*(?:\d+[.)]|[-*•])[^\S\n\r\u2028\u2029]+\S/gm;
 // Notation, not code: exponents, relations and operators between numbers (code's `=` and `<` do not count).
 const MATH_SYMBOL = /[≤≥≠≈∑∫√∞π∀∃∈⊂∧∨¬⇒²³^]|\d ?[+*/×÷−-] ?\d/g;
 const FENCE = /```/g;
