@@ -26,6 +26,8 @@ const EXPOSED_HEADERS = [
   'X-Gw-Token-Estimate-In',
   'X-Gw-Token-Estimate-Out',
   'X-Gw-Latency-Ms',
+  'X-Gw-Params-Dropped',
+  'X-Gw-Params-Rewritten',
   'Retry-After',
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',

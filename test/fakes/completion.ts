@@ -20,6 +20,8 @@ export interface Completion {
   toolCalls: CompletionToolCall[];
   finishReason: FinishReason;
   usage?: { promptTokens: number; completionTokens: number };
+  /** The request asked for log probabilities (OpenAI's wire only). */
+  logprobs: boolean;
 }
 
 const ECHOED_USER_TEXT_LENGTH = 40;
@@ -43,6 +45,7 @@ export function buildCompletion(provider: string, sequence: number, request: Cha
     toolCalls,
     finishReason: shape.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     usage: shape.usage === false || !request.usageWanted ? undefined : { promptTokens: Math.ceil(promptCharacters / 4), completionTokens },
+    logprobs: request.logprobsWanted === true,
   };
 }
 

@@ -198,7 +198,7 @@ class FakeServer implements Fake {
   }
 
   private refuse(exchange: Exchange, refusal: Refusal): void {
-    sendJson(exchange.response, refusal.status, JSON.stringify(this.wire.errorBody(refusal.status, refusal.message)));
+    sendJson(exchange.response, refusal.status, JSON.stringify(this.wire.errorBody(refusal.status, refusal.message, refusal.code)));
   }
 }
 

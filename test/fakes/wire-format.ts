@@ -19,12 +19,16 @@ export interface ChatRequest {
   /** Every text the request carries (system included), for deterministic prompt token counts. */
   promptTexts: string[];
   lastUserText: string;
+  /** OpenAI's `logprobs: true`: each content piece comes with its log probability. */
+  logprobsWanted?: boolean;
 }
 
 /** How the real provider would refuse a request. */
 export interface Refusal {
   status: number;
   message: string;
+  /** The provider's machine-readable error code, where it gives one. */
+  code?: string;
 }
 
 export interface SseEvent {
@@ -48,7 +52,7 @@ export interface WireFormat {
   authFailureStatus: number;
   /** Route and validate a request whose credential was accepted. */
   parse(request: FakeRequest): ChatRequest | Refusal;
-  errorBody(status: number, message: string): unknown;
+  errorBody(status: number, message: string, code?: string): unknown;
   json(completion: Completion): unknown;
   /** Stream events in order; the last one is the stream's terminator. */
   events(completion: Completion): SseEvent[];

@@ -21,8 +21,8 @@ export interface AdapterSetup<P extends LlmProvider> {
 export interface AdapterOnFake<P extends LlmProvider> {
   readonly fake: Fake;
   readonly provider: P;
-  /** A call for "hello there" capped at 321 tokens; `request` replaces fields of the chat request. */
-  call(request?: Partial<ChatRequest>, stream?: boolean): UpstreamCall;
+  /** A call for "hello there" capped at 321 tokens; `request` replaces fields of the chat request; `reasoning` marks the model as the catalog would. */
+  call(request?: Partial<ChatRequest>, stream?: boolean, reasoning?: boolean): UpstreamCall;
   /** The completion of a JSON reply; fails on a stream. */
   completion(call: UpstreamCall, signal?: AbortSignal): Promise<ChatCompletion>;
   /** Every chunk of the call made as a stream; rejects with what the iteration throws. */
@@ -52,11 +52,12 @@ export function adapterOnFake<P extends LlmProvider>(setup: AdapterSetup<P>): Ad
     get provider() {
       return provider;
     },
-    call: (request = {}, stream = false) => ({
+    call: (request = {}, stream = false, reasoning = false) => ({
       upstreamModel: setup.upstreamModel,
       request: { model: 'gateway-alias', messages: [{ role: 'user', content: 'hello there' }], ...request },
       maxTokens: 321,
       stream,
+      reasoning,
     }),
     completion: async (call, signal = new AbortController().signal) => {
       const reply = await provider.send(call, signal);

@@ -20,7 +20,7 @@ const FLOOR_MS = 0.5;
  * times per size, after one warm-up run, and the best of `attempts` ratios is kept.
  */
 export function doublingRatio(prepare: (size: number) => () => unknown, size: number, options: { runs?: number; attempts?: number } = {}): Doubling {
-  const { runs = 5, attempts = 3 } = options;
+  const { runs = 5, attempts = 5 } = options;
   const small = prepare(size);
   const large = prepare(2 * size);
   small();

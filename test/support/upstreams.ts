@@ -44,16 +44,17 @@ export async function startUpstreams(): Promise<Upstreams> {
 
 /**
  * The repository catalog plus a zero-priced model for each wire format, so the free path (no
- * payment) reaches every adapter; the free profile's Simple tier tries Anthropic, then NVIDIA.
- * Returns the file's path for GW_CATALOG_FILE.
+ * payment) reaches every adapter, and `extra` zero-priced models; the free profile's Simple tier
+ * tries Anthropic, then NVIDIA. Returns the file's path for GW_CATALOG_FILE.
  */
-export function writeTestCatalog(): string {
+export function writeTestCatalog(extra: ReadonlyArray<{ id: string; upstream_model: string; reasoning?: boolean; vision?: boolean }> = []): string {
   const catalog = JSON.parse(JSON.stringify(defaultCatalog)) as typeof defaultCatalog;
   const free = { input_per_million: '0', output_per_million: '0', context_window: 128000, max_output: 4096, capabilities: { tools: true, vision: true, reasoning: false } };
   catalog.models.push(
     { id: 'openai/gpt-test-free', upstream_model: 'gpt-test', display_name: 'GPT test (free)', ...free },
     { id: 'anthropic/claude-test-free', upstream_model: 'claude-test', display_name: 'Claude test (free)', ...free },
     { id: 'google/gemini-test-free', upstream_model: 'gemini-test', display_name: 'Gemini test (free)', ...free },
+    ...extra.map(({ id, upstream_model, reasoning = false, vision = true }) => ({ id, upstream_model, display_name: `${id} (free)`, ...free, capabilities: { tools: true, vision, reasoning } })),
   );
   catalog.profiles.free.Simple = ['anthropic/claude-test-free', 'nvidia/llama-3.3-70b-instruct'];
   const path = join(tempDir('gw-catalog-'), 'catalog.json');

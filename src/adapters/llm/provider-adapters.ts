@@ -4,6 +4,7 @@ import type { LlmProvider } from '../../modules/providers/ports/llm-provider';
 import { AnthropicProvider } from './anthropic/anthropic-provider';
 import { GeminiProvider } from './google/gemini-provider';
 import type { KeyedEndpoint } from './keyed-endpoint';
+import { OPENAI_COMPATIBLE_DIALECTS } from './openai-compatible/dialects';
 import { OpenAiCompatibleProvider } from './openai-compatible/openai-compatible-provider';
 import type { UpstreamHttp } from './upstream-http';
 
@@ -22,9 +23,7 @@ function adapter(name: ProviderName, endpoint: KeyedEndpoint, http: UpstreamHttp
       return new AnthropicProvider(endpoint, http);
     case 'google':
       return new GeminiProvider(endpoint, http);
-    case 'openai':
-      return new OpenAiCompatibleProvider(name, endpoint, http, { maxTokensField: 'max_completion_tokens', developerRole: true });
     default:
-      return new OpenAiCompatibleProvider(name, endpoint, http, { maxTokensField: 'max_tokens', developerRole: false });
+      return new OpenAiCompatibleProvider(name, endpoint, http, OPENAI_COMPATIBLE_DIALECTS[name]);
   }
 }

@@ -2,7 +2,7 @@ import type { ChatMessage } from '../../modules/chat/domain/chat-request';
 import { anthropicRequestBody } from './anthropic/anthropic-request';
 import { geminiRequestBody } from './google/gemini-request';
 
-const call = (messages: ChatMessage[]) => ({ upstreamModel: 'm', request: { model: 'm', messages }, maxTokens: 100, stream: false });
+const call = (messages: ChatMessage[]) => ({ upstreamModel: 'm', request: { model: 'm', messages }, maxTokens: 100, stream: false, reasoning: false });
 
 describe('a conversation of system and developer messages alone', () => {
   const systemOnly: ChatMessage[] = [

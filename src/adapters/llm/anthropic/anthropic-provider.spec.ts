@@ -53,11 +53,69 @@ describe('AnthropicProvider, requests', () => {
   });
 
   it('clamps temperature to 1, sends it alone, maps stop and drops what Anthropic has no field for', async () => {
-    await completion(call({ temperature: 1.5, top_p: 0.9, stop: 'END', seed: 7, presence_penalty: 1, frequency_penalty: 1, response_format: { type: 'json_object' } }));
+    const request = call({ temperature: 1.5, top_p: 0.9, stop: 'END', seed: 7, presence_penalty: 1, frequency_penalty: 1, logprobs: true, reasoning_effort: 'high', service_tier: 'flex', metadata: { a: 'b' } });
+    await completion(request);
 
     const body = await sentBody();
     expect(body).toMatchObject({ temperature: 1, stop_sequences: ['END'] });
     expect(Object.keys(body).sort()).toEqual(['max_tokens', 'messages', 'model', 'stop_sequences', 'stream', 'temperature']);
+    expect(upstream.provider.adjustments(request)).toEqual({
+      dropped: ['top_p', 'seed', 'presence_penalty', 'frequency_penalty', 'logprobs', 'reasoning_effort', 'metadata', 'service_tier'],
+      rewritten: ['temperature'],
+    });
+  });
+
+  it('sends user as metadata.user_id', async () => {
+    const request = call({ user: 'user-42' });
+    await completion(request);
+
+    expect(await sentBody()).toMatchObject({ metadata: { user_id: 'user-42' } });
+    expect(upstream.provider.adjustments(request)).toEqual({ dropped: [], rewritten: ['user'] });
+  });
+
+  describe('response_format, as a tool the model must call', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    const format = { type: 'json_schema' as const, json_schema: { name: 'place', schema } };
+
+    it('sends the schema as the forced tool and answers its input as the content, a plain stop', async () => {
+      upstream.fake.script({ kind: 'reply', toolCalls: [{ name: 'place', arguments: { city: 'Lima' } }] });
+      const request = call({ response_format: format });
+
+      const answer = await completion(request);
+
+      expect(await sentBody()).toMatchObject({ tools: [{ name: 'place', input_schema: schema }], tool_choice: { type: 'tool', name: 'place' } });
+      expect(answer.choices[0]).toMatchObject({ message: { content: '{"city":"Lima"}' }, finish_reason: 'stop' });
+      expect(answer.choices[0].message.tool_calls).toBeUndefined();
+      expect(upstream.provider.adjustments(request)).toEqual({ dropped: [], rewritten: ['response_format'] });
+    });
+
+    it('streams the input as content', async () => {
+      upstream.fake.script({ kind: 'reply', toolCalls: [{ name: 'json_output', arguments: { ok: true, n: 12345678 } }] });
+
+      const received = await chunks(call({ response_format: { type: 'json_object' } }, true));
+
+      expect(received.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('{"ok":true,"n":12345678}');
+      expect(received.some((chunk) => chunk.choices[0]?.delta.tool_calls)).toBe(false);
+      expect(received.find((chunk) => chunk.choices[0]?.finish_reason)?.choices[0].finish_reason).toBe('stop');
+    });
+
+    it('streams an input without fields as {}', async () => {
+      upstream.fake.script({ kind: 'reply', toolCalls: [{ name: 'json_output', arguments: {} }] });
+
+      const received = await chunks(call({ response_format: { type: 'json_object' } }, true));
+
+      expect(received.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('{}');
+    });
+
+    it('is dropped when the client brings its own tools, which need the tool channel', async () => {
+      const tools = [{ type: 'function' as const, function: { name: 'get_time', parameters: { type: 'object' } } }];
+      const request = call({ response_format: format, tools });
+      await completion(request);
+
+      expect(await sentBody()).toMatchObject({ tools: [{ name: 'get_time' }] });
+      expect((await sentBody()).tool_choice).toBeUndefined();
+      expect(upstream.provider.adjustments(request)).toEqual({ dropped: ['response_format'], rewritten: [] });
+    });
   });
 
   it('sends top_p when no temperature is given', async () => {

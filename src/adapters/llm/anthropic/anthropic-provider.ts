@@ -1,11 +1,13 @@
 import type { Message } from '@anthropic-ai/sdk/resources/messages';
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
 import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
-import { LlmProvider, type UpstreamCall, type UpstreamReply } from '../../../modules/providers/ports/llm-provider';
+import { LlmProvider, type RequestAdjustments, type UpstreamCall, type UpstreamReply } from '../../../modules/providers/ports/llm-provider';
 import { isJsonObject } from '../json-object';
 import type { KeyedEndpoint } from '../keyed-endpoint';
 import { sseEvents } from '../sse-events';
+import { requestAdjustments } from '../parameter-support';
 import { readJson, type UpstreamHttp } from '../upstream-http';
+import { anthropicParameters, jsonOutputTool } from './anthropic-parameters';
 import { anthropicRequestBody } from './anthropic-request';
 import { anthropicCompletion } from './anthropic-response';
 import { anthropicChunks } from './anthropic-stream';
@@ -30,8 +32,13 @@ export class AnthropicProvider extends LlmProvider {
 
   async send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamReply> {
     const response = await this.http.postJson(this.name, this.url, this.headers, anthropicRequestBody(call), signal);
-    if (!call.stream) return { kind: 'json', completion: anthropicCompletion(this.message(await readJson(this.name, response, signal))) };
-    return { kind: 'stream', chunks: anthropicChunks(sseEvents(this.name, response, signal)) };
+    const jsonTool = jsonOutputTool(call.request)?.name;
+    if (!call.stream) return { kind: 'json', completion: anthropicCompletion(this.message(await readJson(this.name, response, signal)), jsonTool) };
+    return { kind: 'stream', chunks: anthropicChunks(sseEvents(this.name, response, signal), jsonTool) };
+  }
+
+  adjustments(call: UpstreamCall): RequestAdjustments {
+    return requestAdjustments(call.request, anthropicParameters(call.request));
   }
 
   private message(body: unknown): Message {

@@ -16,17 +16,14 @@ import { alternatingTurns, type Turn } from '../alternating-turns';
 import { parseDataUrl } from '../data-url';
 import { parseJsonObject } from '../json-object';
 import { contentParts, isSystemMessage } from '../message-parts';
+import { isSent } from '../parameter-support';
 import { spokenConversation } from '../system-only-conversation';
+import { anthropicParameters, jsonOutputTool, MAX_TEMPERATURE } from './anthropic-parameters';
 
-/** Anthropic's temperature runs 0..1 where OpenAI's runs 0..2: anything above is its most random. */
-const MAX_TEMPERATURE = 1;
-
-/**
- * The Messages API body for a chat request. Parameters without an Anthropic equivalent are
- * dropped: response_format (no JSON mode outside a beta), seed, presence and frequency penalties.
- */
+/** The Messages API body for a chat request, with the optional settings anthropic-parameters.ts says it takes. */
 export function anthropicRequestBody(call: UpstreamCall): MessageCreateParamsBase {
   const { request } = call;
+  const support = anthropicParameters(request);
   const conversation = request.messages.filter((message) => !isSystemMessage(message)).map(turn);
   const { system, turns } = spokenConversation(request.messages, alternatingTurns(conversation), (text) => ({ role: 'user', parts: [{ type: 'text' as const, text }] }));
   // Settings left undefined vanish from the JSON body.
@@ -37,9 +34,9 @@ export function anthropicRequestBody(call: UpstreamCall): MessageCreateParamsBas
     system,
     messages: turns.map(({ role, parts }): MessageParam => ({ role, content: parts })),
     temperature: request.temperature === undefined ? undefined : Math.min(request.temperature, MAX_TEMPERATURE),
-    // Claude 4.5 models refuse temperature and top_p together; temperature, the usual knob, wins.
-    top_p: request.temperature === undefined ? request.top_p : undefined,
+    top_p: isSent(support, 'top_p') ? request.top_p : undefined,
     stop_sequences: request.stop === undefined ? undefined : [request.stop].flat(),
+    metadata: request.user === undefined ? undefined : { user_id: request.user },
     ...toolFields(request),
     stream: call.stream,
   };
@@ -82,6 +79,8 @@ function toolResult(message: ChatMessage): ToolResultBlockParam {
 }
 
 function toolFields(request: ChatRequest): Pick<MessageCreateParamsBase, 'tools' | 'tool_choice'> {
+  const jsonTool = jsonOutputTool(request);
+  if (jsonTool) return { tools: [jsonTool], tool_choice: { type: 'tool', name: jsonTool.name } };
   if (!request.tools?.length) return {};
   const tools = request.tools.map(
     ({ function: declared }): Tool => ({

@@ -12,8 +12,9 @@ const FINISH_REASONS: Record<StopReason, FinishReason> = {
   refusal: 'content_filter',
 };
 
-/** Stop reasons newer than these types (model_context_window_exceeded, ...) read as a plain stop. */
-export function finishReason(stopReason: StopReason | null): FinishReason {
+/** Stop reasons newer than these types (model_context_window_exceeded, ...) read as a plain stop, as does the forced JSON tool's call. */
+export function finishReason(stopReason: StopReason | null, answeredAsJson = false): FinishReason {
+  if (answeredAsJson && stopReason === 'tool_use') return 'stop';
   return (stopReason !== null && FINISH_REASONS[stopReason]) || 'stop';
 }
 
@@ -31,15 +32,23 @@ export function openAiUsage(usage: AnthropicUsage): CompletionUsage {
   return completionUsage(promptTokens, usage.output_tokens);
 }
 
-/** Text blocks joined as the content, tool_use blocks as tool calls; other blocks (thinking, server tools) are not the client's. */
-export function anthropicCompletion(message: Message): ChatCompletion {
+/**
+ * Text blocks joined as the content, tool_use blocks as tool calls; other blocks (thinking, server
+ * tools) are not the client's. The call of `jsonTool` (response_format's forced tool) is the answer
+ * itself: its input becomes the content, and the turn a plain stop.
+ */
+export function anthropicCompletion(message: Message, jsonTool?: string): ChatCompletion {
   let text = '';
+  let answeredAsJson = false;
   const toolCalls: ToolCall[] = [];
   for (const block of message.content) {
     if (block.type === 'text') text += block.text;
-    else if (block.type === 'tool_use') toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
+    else if (block.type === 'tool_use' && block.name === jsonTool) {
+      text += JSON.stringify(block.input);
+      answeredAsJson = true;
+    } else if (block.type === 'tool_use') toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
   }
   // The real API always reports usage; without it the completion carries none rather than zeros.
   const usage = message.usage as AnthropicUsage | undefined;
-  return chatCompletion(message.id, message.model, { text, toolCalls, finishReason: finishReason(message.stop_reason), usage: usage && openAiUsage(usage) });
+  return chatCompletion(message.id, message.model, { text, toolCalls, finishReason: finishReason(message.stop_reason, answeredAsJson), usage: usage && openAiUsage(usage) });
 }

@@ -26,13 +26,14 @@ const TRANSIENT_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_e
  * Messages API stream events as OpenAI chunks, until message_stop; a stream that ends before it
  * was cut. ping, content_block_stop and event types newer than this code carry nothing to pass on.
  * A tool without parameters streams no input_json_delta (or an empty one): its call gets `{}`.
+ * The forced JSON tool's input (`jsonTool`, see anthropic-parameters.ts) streams as content.
  */
-export function anthropicChunks(events: AsyncIterable<EventSourceMessage>): AsyncGenerator<ChatCompletionChunk> {
-  return withToolArguments(translated(events));
+export function anthropicChunks(events: AsyncIterable<EventSourceMessage>, jsonTool?: string): AsyncGenerator<ChatCompletionChunk> {
+  return withToolArguments(translated(events, jsonTool));
 }
 
-async function* translated(events: AsyncIterable<EventSourceMessage>): AsyncGenerator<ChatCompletionChunk> {
-  const translation = new StreamTranslation();
+async function* translated(events: AsyncIterable<EventSourceMessage>, jsonTool: string | undefined): AsyncGenerator<ChatCompletionChunk> {
+  const translation = new StreamTranslation(jsonTool);
   for await (const event of events) {
     const data = parseEventJson('anthropic', event.data);
     if (!isStreamEvent(data)) throw new UpstreamError('anthropic', 'bad_response', 'anthropic sent a malformed stream event');
@@ -54,6 +55,10 @@ class StreamTranslation {
   /** Content block index to tool call index: OpenAI counts tool calls from 0, Anthropic counts every block. */
   private readonly toolCallIndexes = new Map<number, number>();
   private usage?: AnthropicUsage;
+  /** The content block of the forced JSON tool's call, and whether any of its input has streamed. */
+  private jsonBlock?: { index: number; streamed: boolean };
+
+  constructor(private readonly jsonTool: string | undefined) {}
 
   chunks(event: StreamEvent): ChatCompletionChunk[] {
     switch (event.type) {
@@ -65,6 +70,10 @@ class StreamTranslation {
         const block = event.content_block;
         if (block.type === 'text' && block.text !== '') return [this.started().content(block.text)];
         if (block.type !== 'tool_use') return [];
+        if (block.name === this.jsonTool) {
+          this.jsonBlock = { index: event.index, streamed: false };
+          return [];
+        }
         const index = this.toolCallIndexes.size;
         this.toolCallIndexes.set(event.index, index);
         return [this.started().toolCall({ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } })];
@@ -72,15 +81,24 @@ class StreamTranslation {
       case 'content_block_delta': {
         const { delta } = event;
         if (delta.type === 'text_delta' && delta.text !== '') return [this.started().content(delta.text)];
+        if (delta.type === 'input_json_delta' && delta.partial_json !== '' && event.index === this.jsonBlock?.index) {
+          this.jsonBlock.streamed = true;
+          return [this.started().content(delta.partial_json)];
+        }
         const index = this.toolCallIndexes.get(event.index);
         if (delta.type === 'input_json_delta' && delta.partial_json !== '' && index !== undefined) {
           return [this.started().toolCall({ index, function: { arguments: delta.partial_json } })];
         }
         return [];
       }
+      case 'content_block_stop':
+        // A JSON answer with no input at all is the empty object, as the whole-message path gives it.
+        if (event.index !== this.jsonBlock?.index || this.jsonBlock.streamed) return [];
+        this.jsonBlock.streamed = true;
+        return [this.started().content('{}')];
       case 'message_delta':
         if (event.usage) this.usage = cumulativeUsage(this.usage, event.usage);
-        return [this.started().finish(finishReason(event.delta.stop_reason))];
+        return [this.started().finish(finishReason(event.delta.stop_reason, this.jsonBlock !== undefined))];
       case 'message_stop':
         this.stopped = true;
         return this.usage ? [this.started().usage(openAiUsage(this.usage))] : [];

@@ -79,6 +79,18 @@ describe('GeminiProvider, requests', () => {
     });
   });
 
+  it('sends reasoning_effort as a thinking level to a reasoning model only, and drops what Gemini has no field for', async () => {
+    const request = call({ reasoning_effort: 'medium', logprobs: true, parallel_tool_calls: false, user: 'u', metadata: { a: 'b' }, service_tier: 'auto' });
+    await completion({ ...request, reasoning: true });
+
+    expect((await sentBody()).generationConfig).toEqual({ maxOutputTokens: 321, thinkingConfig: { thinkingLevel: 'HIGH' } });
+    expect(upstream.provider.adjustments({ ...request, reasoning: true })).toEqual({
+      dropped: ['parallel_tool_calls', 'logprobs', 'user', 'metadata', 'service_tier'],
+      rewritten: ['reasoning_effort'],
+    });
+    expect(upstream.provider.adjustments(request).dropped).toContain('reasoning_effort');
+  });
+
   it('sends image parts as inlineData or fileData with a mimeType from the extension', async () => {
     const image = (url: string): { type: 'image_url'; image_url: { url: string } } => ({ type: 'image_url', image_url: { url } });
 

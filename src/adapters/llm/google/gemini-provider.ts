@@ -1,8 +1,10 @@
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
-import { LlmProvider, type UpstreamCall, type UpstreamReply } from '../../../modules/providers/ports/llm-provider';
+import { LlmProvider, type RequestAdjustments, type UpstreamCall, type UpstreamReply } from '../../../modules/providers/ports/llm-provider';
 import type { KeyedEndpoint } from '../keyed-endpoint';
 import { sseEvents } from '../sse-events';
+import { requestAdjustments } from '../parameter-support';
 import { readJson, type UpstreamHttp } from '../upstream-http';
+import { geminiParameters } from './gemini-parameters';
 import { geminiRequestBody } from './gemini-request';
 import { geminiCompletion, geminiResponse } from './gemini-response';
 import { geminiChunks } from './gemini-stream';
@@ -29,5 +31,9 @@ export class GeminiProvider extends LlmProvider {
     const response = await this.http.postJson(this.name, url, this.headers, geminiRequestBody(call), signal);
     if (!call.stream) return { kind: 'json', completion: geminiCompletion(geminiResponse(await readJson(this.name, response, signal)), call.upstreamModel) };
     return { kind: 'stream', chunks: geminiChunks(sseEvents(this.name, response, signal), call.upstreamModel) };
+  }
+
+  adjustments(call: UpstreamCall): RequestAdjustments {
+    return requestAdjustments(call.request, geminiParameters(call));
   }
 }

@@ -6,6 +6,7 @@ import { parseDataUrl } from '../data-url';
 import { isJsonObject, parseJsonObject } from '../json-object';
 import { contentParts, isSystemMessage } from '../message-parts';
 import { spokenConversation } from '../system-only-conversation';
+import { thinkingConfig } from './gemini-parameters';
 import { imageMimeType } from './image-mime-type';
 
 /**
@@ -29,7 +30,7 @@ const NO_THOUGHT_SIGNATURE = 'skip_thought_signature_validator';
 
 const TOOL_MODES = { auto: 'AUTO', required: 'ANY', none: 'NONE' } as const;
 
-/** The generateContent body for a chat request; `parallel_tool_calls` has no Gemini equivalent and is dropped. */
+/** The generateContent body for a chat request, with the settings gemini-parameters.ts says it takes. */
 export function geminiRequestBody(call: UpstreamCall): GenerateContentRequest {
   const { request } = call;
   const { system, turns } = spokenConversation(request.messages, contents(request.messages), (text) => ({ role: 'user', parts: [{ text }] }));
@@ -48,6 +49,7 @@ export function geminiRequestBody(call: UpstreamCall): GenerateContentRequest {
       presencePenalty: request.presence_penalty,
       frequencyPenalty: request.frequency_penalty,
       ...jsonOutput(request.response_format),
+      thinkingConfig: thinkingConfig(call),
     },
   };
 }

@@ -8,11 +8,10 @@ import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
 import { UpstreamHttp } from '../upstream-http';
 import { OpenAiCompatibleProvider } from './openai-compatible-provider';
-import type { OpenAiDialect } from './openai-request';
+import { OPENAI_COMPATIBLE_DIALECTS, type OpenAiDialect } from './dialects';
 
-/** The dialects provider-adapters.ts gives OpenAI itself and the APIs that copy it. */
-const OPENAI_DIALECT: OpenAiDialect = { maxTokensField: 'max_completion_tokens', developerRole: true };
-const COMPATIBLE_DIALECT: OpenAiDialect = { maxTokensField: 'max_tokens', developerRole: false };
+const OPENAI_DIALECT = OPENAI_COMPATIBLE_DIALECTS.openai;
+const COMPATIBLE_DIALECT = OPENAI_COMPATIBLE_DIALECTS.deepseek;
 
 function onOpenAiFake(name: ProviderName, dialect: OpenAiDialect): AdapterSetup<OpenAiCompatibleProvider> {
   return {
@@ -47,8 +46,41 @@ describe('OpenAiCompatibleProvider, requests', () => {
     expect(received.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 3, completion_tokens: 6, total_tokens: 9 } });
   });
 
+  describe('optional settings (dialects.ts)', () => {
+    const settings = { temperature: 0.3, top_p: 0.9, presence_penalty: 0.5, logprobs: true, top_logprobs: 2, reasoning_effort: 'low', user: 'u-1', metadata: { team: 'a' }, service_tier: 'flex' } as const;
+
+    it('on an ordinary model: forwards logprobs, user and service_tier; drops reasoning_effort and metadata', async () => {
+      const request = openai.call(settings);
+      const answer = await openai.completion(request);
+
+      expect(await openai.sentBody()).toMatchObject({ temperature: 0.3, top_p: 0.9, presence_penalty: 0.5, logprobs: true, top_logprobs: 2, user: 'u-1', service_tier: 'flex' });
+      expect(await openai.sentBody()).not.toHaveProperty('reasoning_effort');
+      expect(await openai.sentBody()).not.toHaveProperty('metadata');
+      expect(answer.choices[0].logprobs?.content?.length).toBeGreaterThan(0);
+      expect(openai.provider.adjustments(request)).toEqual({ dropped: ['reasoning_effort', 'metadata'], rewritten: [] });
+    });
+
+    it('on a reasoning model: drops the sampling settings it refuses and forwards reasoning_effort', async () => {
+      const request = { ...openai.call(settings, false, true), upstreamModel: 'o4-mini' };
+      await openai.completion(request);
+
+      const body = await openai.sentBody();
+      expect(body).toMatchObject({ reasoning_effort: 'low', user: 'u-1', service_tier: 'flex' });
+      for (const refused of ['temperature', 'top_p', 'presence_penalty', 'logprobs', 'top_logprobs', 'metadata']) expect(body).not.toHaveProperty(refused);
+      expect(openai.provider.adjustments(request)).toEqual({ dropped: ['temperature', 'top_p', 'presence_penalty', 'logprobs', 'top_logprobs', 'metadata'], rewritten: [] });
+    });
+  });
+
   describe('in the dialect of the compatible APIs', () => {
     const deepseek = adapterOnFake(onOpenAiFake('deepseek', COMPATIBLE_DIALECT));
+
+    it('joins text parts into one string, which is all DeepSeek reads', async () => {
+      const request = deepseek.call({ messages: [{ role: 'user', content: [{ type: 'text', text: '<task>Fix it</task>' }, { type: 'text', text: '<env>linux</env>' }] }] });
+      await deepseek.completion(request);
+
+      expect((await deepseek.sentBody()).messages).toEqual([{ role: 'user', content: '<task>Fix it</task>\n<env>linux</env>' }]);
+      expect(deepseek.provider.adjustments(request)).toEqual({ dropped: [], rewritten: ['messages[].content'] });
+    });
 
     it('sends the billed cap as max_tokens and the developer message as a system message', async () => {
       await deepseek.completion(deepseek.call({ messages }));
@@ -81,7 +113,7 @@ describe('OpenAiCompatibleProvider, failures', () => {
     const received: ChatCompletionChunk[] = [];
 
     try {
-      const reply = await provider.send({ upstreamModel: 'gpt-test', request: { model: 'gpt', messages }, maxTokens: 321, stream: true }, new AbortController().signal);
+      const reply = await provider.send({ upstreamModel: 'gpt-test', request: { model: 'gpt', messages }, maxTokens: 321, stream: true, reasoning: false }, new AbortController().signal);
       if (reply.kind !== 'stream') throw new Error('expected a stream');
       const consume = async (): Promise<void> => {
         for await (const chunk of reply.chunks) received.push(chunk);

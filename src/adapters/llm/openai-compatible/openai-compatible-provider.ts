@@ -1,13 +1,14 @@
 import type { ChatCompletion, ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
 import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
-import { LlmProvider, type UpstreamCall, type UpstreamReply } from '../../../modules/providers/ports/llm-provider';
+import { LlmProvider, type RequestAdjustments, type UpstreamCall, type UpstreamReply } from '../../../modules/providers/ports/llm-provider';
 import { parseEventJson } from '../event-json';
 import type { KeyedEndpoint } from '../keyed-endpoint';
 import { sseEvents } from '../sse-events';
 import { withToolArguments } from '../tool-call-arguments';
 import { readJson, type UpstreamHttp, type UpstreamResponse } from '../upstream-http';
-import { openAiRequestBody, type OpenAiDialect } from './openai-request';
+import type { OpenAiDialect } from './dialects';
+import { openAiAdjustments, openAiRequestBody } from './openai-request';
 
 /**
  * OpenAI's Chat Completions API and the APIs that copy it (xAI, DeepSeek, NVIDIA): the request and
@@ -33,6 +34,10 @@ export class OpenAiCompatibleProvider extends LlmProvider {
     if (!call.stream) return { kind: 'json', completion: this.completion(await readJson(this.name, response, signal)) };
     // Some compatible servers stream a call without parameters as `arguments: ""` and nothing more.
     return { kind: 'stream', chunks: withToolArguments(this.chunks(response, signal)) };
+  }
+
+  adjustments(call: UpstreamCall): RequestAdjustments {
+    return openAiAdjustments(call, this.dialect);
   }
 
   private completion(body: unknown): ChatCompletion {

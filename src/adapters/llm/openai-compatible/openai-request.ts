@@ -1,25 +1,20 @@
-import type { ChatMessage } from '../../../modules/chat/domain/chat-request';
-import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
+import { messageText, OPTIONAL_PARAMETERS, type ChatMessage } from '../../../modules/chat/domain/chat-request';
+import type { RequestAdjustments, UpstreamCall } from '../../../modules/providers/ports/llm-provider';
+import { requestAdjustments, type ParameterSupport } from '../parameter-support';
+import type { OpenAiDialect } from './dialects';
 
-/** How an OpenAI-compatible API departs from OpenAI's own. */
-export interface OpenAiDialect {
-  /** OpenAI's current models take `max_completion_tokens`; the compatible APIs still read `max_tokens`. */
-  maxTokensField: 'max_completion_tokens' | 'max_tokens';
-  /** Whether the API knows the `developer` role; where it does not, it becomes `system`. */
-  developerRole: boolean;
-}
-
-const PASSED_THROUGH = ['temperature', 'top_p', 'tools', 'tool_choice', 'stop', 'seed', 'presence_penalty', 'frequency_penalty', 'response_format', 'parallel_tool_calls'] as const;
-
-/** The upstream body: the client's request with our model name, the billed cap and usage always reported. */
+/** The upstream body: the client's request with our model name, the billed cap, usage always reported, and only what the API takes. */
 export function openAiRequestBody(call: UpstreamCall, dialect: OpenAiDialect): Record<string, unknown> {
   const { request } = call;
+  const support = supportFor(call, dialect);
   const body: Record<string, unknown> = {
     model: call.upstreamModel,
     messages: request.messages.map((message) => upstreamMessage(message, dialect)),
     [dialect.maxTokensField]: call.maxTokens,
   };
-  for (const key of PASSED_THROUGH) if (request[key] !== undefined) body[key] = request[key];
+  if (request.tools !== undefined) body.tools = request.tools;
+  if (request.tool_choice !== undefined) body.tool_choice = request.tool_choice;
+  for (const key of OPTIONAL_PARAMETERS) if (request[key] !== undefined && support.forwarded.has(key)) body[key] = request[key];
   if (call.stream) {
     body.stream = true;
     // Usage is always captured for billing, whether or not the client asked to see it.
@@ -28,7 +23,18 @@ export function openAiRequestBody(call: UpstreamCall, dialect: OpenAiDialect): R
   return body;
 }
 
+export function openAiAdjustments(call: UpstreamCall, dialect: OpenAiDialect): RequestAdjustments {
+  const flattened = dialect.contentAsString && call.request.messages.some((message) => Array.isArray(message.content));
+  return requestAdjustments(call.request, supportFor(call, dialect), flattened ? ['messages[].content'] : []);
+}
+
+function supportFor(call: UpstreamCall, dialect: OpenAiDialect): ParameterSupport {
+  return call.reasoning ? dialect.parameters.reasoning : dialect.parameters.standard;
+}
+
+/** Image parts cannot reach a string-only API: the catalog marks its models without vision, so only text parts get here. */
 function upstreamMessage(message: ChatMessage, dialect: OpenAiDialect): ChatMessage {
   const role = message.role === 'developer' && !dialect.developerRole ? 'system' : message.role;
-  return { ...message, role, content: message.content ?? '' };
+  const content = dialect.contentAsString && Array.isArray(message.content) ? messageText(message) : (message.content ?? '');
+  return { ...message, role, content };
 }

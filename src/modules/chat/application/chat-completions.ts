@@ -12,7 +12,8 @@ import { PaymentReplayed } from '../../payments/domain/payment-errors';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { UpstreamError } from '../../providers/domain/upstream-error';
 import { midStreamError } from '../domain/mid-stream-error';
-import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
+import { UpstreamDispatcher, type DispatchTarget } from '../../providers/application/upstream-dispatcher';
+import type { RequestAdjustments } from '../../providers/ports/llm-provider';
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { CatalogModel } from '../../routing/domain/catalog';
@@ -57,6 +58,8 @@ export interface ServedChat {
   model: CatalogModel;
   fallback: boolean;
   cache: 'hit' | 'miss';
+  /** What the answering provider dropped or rewrote; absent when no provider was called. */
+  adjustments?: RequestAdjustments;
   body: { kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; chunks: AsyncIterable<ChatCompletionChunk> };
 }
 
@@ -66,6 +69,7 @@ interface PaidSource {
   candidate: PricedCandidate;
   fallback: boolean;
   cache: ServedChat['cache'];
+  adjustments?: RequestAdjustments;
   /** The cache key to keep a whole answer under: the primary candidate's, on a miss. */
   cacheable: string | null;
 }
@@ -169,7 +173,7 @@ export class ChatCompletions {
       await payment.release();
       throw withReceipt(err, payment.receiptPath);
     }
-    const { source, candidate, fallback, cache, cacheable } = answer;
+    const { source, candidate, fallback, cache, cacheable, adjustments } = answer;
     const generation = this.generations.start(call, source, {
       candidate,
       requestId: caller.requestId,
@@ -178,7 +182,7 @@ export class ChatCompletions {
       cacheable,
       inputTokens: plan.inputTokens,
     });
-    const served = (body: ServedChat['body']): ServedChat => ({ model: candidate.model, fallback, cache, body });
+    const served = (body: ServedChat['body']): ServedChat => ({ model: candidate.model, fallback, cache, adjustments, body });
     if (plan.request.stream === true) {
       return { kind: 'served', plan, served: served({ kind: 'stream', chunks: forClient(generation.listen(true), plan) }), headers, paymentStatus: 'verified' };
     }
@@ -210,11 +214,10 @@ export class ChatCompletions {
     const calling = performance.now();
     try {
       if (signal.aborted) throw signal.reason;
-      const targets = candidates.map(({ model, outputTokens }) => ({ provider: model.provider, call: { upstreamModel: model.upstreamModel, request: plan.request, maxTokens: outputTokens, stream: true } }));
-      const { index, reply } = await this.dispatcher.dispatch(targets, signal);
+      const { index, reply, adjustments } = await this.dispatcher.dispatch(dispatchTargets(candidates, plan.request, true), signal);
       const candidate = candidates[index];
       const source = reply.kind === 'stream' ? timed(reply.chunks, () => caller.timing.upstream(candidate.model.provider, performance.now() - calling)) : fromArray(completionChunks(reply.completion, true));
-      return { source, candidate, fallback: index > 0, cache: 'miss', cacheable: index === 0 ? key : null };
+      return { source, candidate, fallback: index > 0, cache: 'miss', cacheable: index === 0 ? key : null, adjustments };
     } catch (err) {
       caller.timing.upstream('none', performance.now() - calling);
       throw err;
@@ -262,30 +265,27 @@ export class ChatCompletions {
       return { model: primary.model, fallback: false, cache: 'hit', body };
     }
 
-    const targets = candidates.map(({ model, outputTokens }) => ({
-      provider: model.provider,
-      call: { upstreamModel: model.upstreamModel, request, maxTokens: outputTokens, stream: request.stream === true },
-    }));
     // The client leaving or timing out stops a free call; so does the stream cap once it streams.
     const cap = new AbortController();
     const calling = performance.now();
     let dispatched;
     try {
-      dispatched = await this.dispatcher.dispatch(targets, AbortSignal.any([caller.signal, cap.signal]));
+      dispatched = await this.dispatcher.dispatch(dispatchTargets(candidates, request, request.stream === true), AbortSignal.any([caller.signal, cap.signal]));
     } catch (err) {
       caller.timing.upstream('none', performance.now() - calling);
       throw err;
     }
-    const { index, reply } = dispatched;
+    const { index, reply, adjustments } = dispatched;
     const candidate = candidates[index];
     const cacheable = key !== null && index === 0 ? key : null;
+    const served = { model: candidate.model, fallback: index > 0, cache: 'miss', adjustments } as const;
     if (reply.kind === 'json') {
       caller.timing.upstream(candidate.model.provider, performance.now() - calling);
       const completion = { ...reply.completion, model: candidate.model.id };
       this.deliver(caller, plan, candidate, completion, cacheable);
-      return { model: candidate.model, fallback: index > 0, cache: 'miss', body: { kind: 'json', completion } };
+      return { ...served, body: { kind: 'json', completion } };
     }
-    return { model: candidate.model, fallback: index > 0, cache: 'miss', body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, cacheable, calling, cap) } };
+    return { ...served, body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, cacheable, calling, cap) } };
   }
 
   /** Passes a free stream through under our model id; once it has ended whole, logs it and caches it before [DONE]. */
@@ -394,4 +394,12 @@ async function* timed<T>(items: AsyncIterable<T>, ended: () => void): AsyncGener
 
 async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
+}
+
+/** One upstream call per candidate, in order; the catalog's reasoning mark tells the adapter which settings the model refuses. */
+function dispatchTargets(candidates: readonly PricedCandidate[], request: ChatRequest, stream: boolean): DispatchTarget[] {
+  return candidates.map(({ model, outputTokens }) => ({
+    provider: model.provider,
+    call: { upstreamModel: model.upstreamModel, request, maxTokens: outputTokens, stream, reasoning: model.capabilities.reasoning },
+  }));
 }

@@ -4,8 +4,9 @@ import type { ChatRequest } from './chat-request';
 /**
  * The response cache key (spec 1.7): SHA-256 over the resolved model, the messages, tools,
  * tool_choice and temperature, plus every other field that changes the answer (top_p, the
- * completion cap sent upstream, stop, seed, penalties, response_format, parallel_tool_calls).
- * `stream` is left out on purpose: a cached answer is served in whichever form is asked.
+ * completion cap sent upstream, stop, seed, penalties, response_format, parallel_tool_calls,
+ * logprobs, top_logprobs, reasoning_effort). `stream` is left out on purpose: a cached answer is
+ * served in whichever form is asked; `user`, `metadata` and `service_tier` do not change it.
  */
 export function cacheKey(modelId: string, request: ChatRequest, maxTokens: number): string {
   const fields = [
@@ -22,6 +23,9 @@ export function cacheKey(modelId: string, request: ChatRequest, maxTokens: numbe
     request.frequency_penalty ?? null,
     request.response_format ?? null,
     request.parallel_tool_calls ?? null,
+    request.logprobs ?? null,
+    request.top_logprobs ?? null,
+    request.reasoning_effort ?? null,
   ];
   return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
 }

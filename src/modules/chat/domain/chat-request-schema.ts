@@ -1,4 +1,4 @@
-import { CHAT_ROLES, MAX_MESSAGES } from './chat-request';
+import { CHAT_ROLES, MAX_MESSAGES, REASONING_EFFORTS, SERVICE_TIERS } from './chat-request';
 import { MAX_NESTING_DEPTH } from './json-nesting';
 
 const TEXT_PART = {
@@ -124,5 +124,15 @@ export const CHAT_REQUEST_SCHEMA = {
     },
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
     parallel_tool_calls: { type: 'boolean' },
+    logprobs: { type: 'boolean' },
+    top_logprobs: { type: 'integer', minimum: 0, maximum: 20 },
+    reasoning_effort: { enum: [...REASONING_EFFORTS] },
+    user: { type: 'string', maxLength: 256 },
+    // OpenAI's own bounds: 16 pairs, keys of at most 64 characters, string values of at most 512.
+    metadata: { type: 'object', maxProperties: 16, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 512 } },
+    service_tier: { enum: [...SERVICE_TIERS] },
+  },
+  dependencies: {
+    top_logprobs: { required: ['logprobs'], properties: { logprobs: { const: true, description: 'must be true when top_logprobs is set' } } },
   },
 } as const;

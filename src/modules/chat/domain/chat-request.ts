@@ -44,6 +44,12 @@ export interface ResponseFormat {
   json_schema?: Record<string, unknown>;
 }
 
+/** OpenAI's reasoning effort levels; each provider maps or drops them (docs/decisions.md, "Provider capabilities"). */
+export const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high'] as const;
+export type ReasoningEffort = (typeof REASONING_EFFORTS)[number];
+
+export const SERVICE_TIERS = ['auto', 'default', 'flex', 'priority'] as const;
+
 export interface ChatRequest {
   model: string;
   messages: ChatMessage[];
@@ -61,7 +67,36 @@ export interface ChatRequest {
   response_format?: ResponseFormat;
   stream_options?: { include_usage?: boolean };
   parallel_tool_calls?: boolean;
+  logprobs?: boolean;
+  top_logprobs?: number;
+  reasoning_effort?: ReasoningEffort;
+  /** The end user's id, for the provider's abuse monitoring. */
+  user?: string;
+  metadata?: Record<string, string>;
+  service_tier?: (typeof SERVICE_TIERS)[number];
 }
+
+/**
+ * The request's optional settings a provider may take as written, translate into its own field,
+ * or drop (docs/decisions.md, "Provider capabilities"). Messages, tools and the caps always go.
+ */
+export const OPTIONAL_PARAMETERS = [
+  'temperature',
+  'top_p',
+  'stop',
+  'seed',
+  'presence_penalty',
+  'frequency_penalty',
+  'response_format',
+  'parallel_tool_calls',
+  'logprobs',
+  'top_logprobs',
+  'reasoning_effort',
+  'user',
+  'metadata',
+  'service_tier',
+] as const;
+export type OptionalParameter = (typeof OPTIONAL_PARAMETERS)[number];
 
 /** The message's text as a provider would read it: strings and text parts, images left out. */
 export function messageText(message: ChatMessage): string {

@@ -1,5 +1,5 @@
 import type { ChatCompletionChunk } from '../../providers/domain/chat-completion';
-import { carriesContent, CompletionAssembler } from './completion-stream';
+import { carriesContent, CompletionAssembler, completionChunks } from './completion-stream';
 
 const chunk = (delta: Record<string, unknown>, finish: string | null = null): ChatCompletionChunk =>
   ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] }) as ChatCompletionChunk;
@@ -37,5 +37,29 @@ describe('CompletionAssembler snapshot: what a cut answer delivers', () => {
     expect(assembler.hasContent).toBe(true);
     expect(assembler.result()).toBeNull();
     expect(assembler.snapshot().choices[0]).toMatchObject({ message: { role: 'assistant', content: 'Hello, wor' }, finish_reason: null });
+  });
+});
+
+describe('log probabilities through the stream', () => {
+  const token = (text: string) => ({ token: text, logprob: -0.5, bytes: [...Buffer.from(text)], top_logprobs: [] });
+  const withLogprobs = (content: string, finish: string | null = null): ChatCompletionChunk =>
+    ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, logprobs: { content: [token(content)], refusal: null }, finish_reason: finish }] }) as ChatCompletionChunk;
+
+  it('are gathered into the whole completion and given back whole when it is replayed as chunks', () => {
+    const assembler = new CompletionAssembler();
+    assembler.add(withLogprobs('Hel'));
+    assembler.add(withLogprobs('lo', 'stop'));
+
+    const completion = assembler.result();
+    expect(completion?.choices[0].logprobs).toEqual({ content: [token('Hel'), token('lo')], refusal: null });
+    const replayed = completionChunks(completion!, false).flatMap((chunk) => chunk.choices.map((choice) => choice.logprobs?.content ?? []));
+    expect(replayed.flat()).toEqual([token('Hel'), token('lo')]);
+  });
+
+  it('are null when the upstream sent none', () => {
+    const assembler = new CompletionAssembler();
+    assembler.add(chunk({ content: 'Hi' }, 'stop'));
+
+    expect(assembler.result()?.choices[0].logprobs).toBeNull();
   });
 });

@@ -2,6 +2,15 @@ import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain
 
 type ToolCallDelta = NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number];
 type ToolCall = NonNullable<ChatCompletion['choices'][number]['message']['tool_calls']>[number];
+type TokenLogprob = NonNullable<ChatCompletion['choices'][number]['logprobs']>['content'] & object;
+
+interface ChoiceState {
+  content: string;
+  toolCalls: Map<number, { id: string; name: string; arguments: string }>;
+  finish: string | null;
+  /** Log probabilities of the content tokens, when the upstream sent them (`logprobs: true`). */
+  logprobs: TokenLogprob | null;
+}
 
 /**
  * Rebuilds the whole completion from a stream's chunks, for the cache and the usage log: content
@@ -12,7 +21,7 @@ export class CompletionAssembler {
   private created = 0;
   private model = '';
   private reportedUsage: ChatCompletion['usage'];
-  private readonly choices = new Map<number, { content: string; toolCalls: Map<number, { id: string; name: string; arguments: string }>; finish: string | null }>();
+  private readonly choices = new Map<number, ChoiceState>();
 
   add(chunk: ChatCompletionChunk): void {
     this.id ||= chunk.id;
@@ -21,8 +30,9 @@ export class CompletionAssembler {
     if (chunk.usage) this.reportedUsage = chunk.usage;
     for (const choice of chunk.choices) {
       let state = this.choices.get(choice.index);
-      if (!state) this.choices.set(choice.index, (state = { content: '', toolCalls: new Map(), finish: null }));
+      if (!state) this.choices.set(choice.index, (state = { content: '', toolCalls: new Map(), finish: null, logprobs: null }));
       if (choice.delta.content) state.content += choice.delta.content;
+      if (choice.logprobs?.content) (state.logprobs ??= []).push(...choice.logprobs.content);
       for (const call of choice.delta.tool_calls ?? []) addToolCall(state.toolCalls, call);
       if (choice.finish_reason) state.finish = choice.finish_reason;
     }
@@ -59,7 +69,7 @@ export class CompletionAssembler {
           index,
           message: { role: 'assistant', content: state.content || (toolCalls.length > 0 ? null : ''), refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
           finish_reason: state.finish as ChatCompletion['choices'][number]['finish_reason'],
-          logprobs: null,
+          logprobs: state.logprobs && { content: state.logprobs, refusal: null },
         };
       }),
       ...(this.reportedUsage ? { usage: this.reportedUsage } : {}),
@@ -77,7 +87,8 @@ function addToolCall(calls: Map<number, { id: string; name: string; arguments: s
 
 /**
  * A whole completion as the chunks a stream would have carried (a cache hit asked as a stream):
- * role first, the content, the tool calls, the finish reason, then usage if the client asked.
+ * role first, the content (with all its log probabilities), the tool calls, the finish reason,
+ * then usage if the client asked.
  */
 export function completionChunks(completion: ChatCompletion, includeUsage: boolean): ChatCompletionChunk[] {
   const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
@@ -85,7 +96,7 @@ export function completionChunks(completion: ChatCompletion, includeUsage: boole
   for (const choice of completion.choices) {
     const { index, message } = choice;
     chunks.push({ ...base, choices: [{ index, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-    if (message.content) chunks.push({ ...base, choices: [{ index, delta: { content: message.content }, finish_reason: null }] });
+    if (message.content) chunks.push({ ...base, choices: [{ index, delta: { content: message.content }, finish_reason: null, ...(choice.logprobs && { logprobs: choice.logprobs }) }] });
     (message.tool_calls ?? []).forEach((call, i) => {
       if (call.type !== 'function') return;
       const delta: ToolCallDelta = { index: i, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } };

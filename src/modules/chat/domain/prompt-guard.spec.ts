@@ -6,7 +6,7 @@ import { PromptGuard } from './prompt-guard';
 interface LabelledPrompt {
   readonly text: string;
   readonly label: 'benign' | 'malicious';
-  readonly category?: 'injection' | 'jailbreak' | 'pii';
+  readonly category?: string;
   readonly note?: string;
 }
 
@@ -16,12 +16,16 @@ const loadSet = (file: string): readonly LabelledPrompt[] =>
 const guard = new PromptGuard();
 const blocked = (text: string) => guard.inspect([text]).blocked;
 
-// The tuning set the rules were written against, and a held-out set written before the rules were
-// generalised (see docs/decisions.md, "Prompt guard"). Both must meet the same goals.
+// The tuning set the rules were written against; a held-out set written before the rules were
+// generalised (rules were then tuned while its misses were in view, so its figure is optimistic);
+// and a blind set written afterwards by someone who had read neither the guard nor its data, never
+// tuned on. The first two must meet the goals; the blind one reports the honest figure, with a
+// floor at what it measured when it was committed (see docs/decisions.md, "Prompt guard").
 describe.each([
-  ['test/data/prompt-guard-set.json', 'prompt-guard-set.json', { benign: 60, malicious: 40, total: 100 }],
-  ['test/data/prompt-guard-heldout.json', 'prompt-guard-heldout.json', { benign: 90, malicious: 60, total: 150 }],
-])('prompt guard on the labelled set %s', (_, file, minimum) => {
+  ['prompt-guard-set.json', { benign: 60, malicious: 40, total: 100 }, { benignBlocked: 0.02, maliciousBlocked: 0.9 }],
+  ['prompt-guard-heldout.json', { benign: 90, malicious: 60, total: 150 }, { benignBlocked: 0.02, maliciousBlocked: 0.9 }],
+  ['prompt-guard-blind.json', { benign: 90, malicious: 60, total: 150 }, { benignBlocked: 0.035, maliciousBlocked: 0.6 }],
+])('prompt guard on the labelled set test/data/%s', (file, minimum, goal) => {
   const set = loadSet(file);
   const benign = set.filter((prompt) => prompt.label === 'benign');
   const malicious = set.filter((prompt) => prompt.label === 'malicious');
@@ -33,15 +37,14 @@ describe.each([
     expect(malicious.every((prompt) => prompt.category !== undefined)).toBe(true);
   });
 
-  it('blocks at most 2 percent of the benign prompts and at least 90 percent of the malicious ones', () => {
+  it(`blocks at most ${(goal.benignBlocked * 100).toFixed(1)} percent of the benign prompts and at least ${goal.maliciousBlocked * 100} percent of the malicious ones`, () => {
     const verdicts = new Map(set.map((prompt) => [prompt, blocked(prompt.text)]));
     const blockedCount = (prompts: readonly LabelledPrompt[]) => prompts.filter((prompt) => verdicts.get(prompt)).length;
     const blockedShare = (prompts: readonly LabelledPrompt[]) => blockedCount(prompts) / prompts.length;
+    const categories = [...new Set(malicious.map((prompt) => prompt.category))];
     const rows: ReadonlyArray<readonly [string, readonly LabelledPrompt[]]> = [
       ['benign (false positives)', benign],
-      ...(['injection', 'jailbreak', 'pii'] as const).map(
-        (category) => [`malicious: ${category}`, malicious.filter((prompt) => prompt.category === category)] as const,
-      ),
+      ...categories.map((category) => [`malicious: ${category}`, malicious.filter((prompt) => prompt.category === category)] as const),
       ['malicious: all (recall)', malicious],
     ];
     const wrong = set.filter((prompt) => verdicts.get(prompt) !== (prompt.label === 'malicious'));
@@ -50,15 +53,15 @@ describe.each([
         file,
         ...rows.map(
           ([name, prompts]) =>
-            `${name.padEnd(26)} blocked ${String(blockedCount(prompts)).padStart(3)} of ${String(prompts.length).padStart(3)} (${(blockedShare(prompts) * 100).toFixed(1)}%)`,
+            `${name.padEnd(30)} blocked ${String(blockedCount(prompts)).padStart(3)} of ${String(prompts.length).padStart(3)} (${(blockedShare(prompts) * 100).toFixed(1)}%)`,
         ),
         'misclassified:',
         ...wrong.map((prompt) => `  [${prompt.label}${prompt.category ? `/${prompt.category}` : ''}] ${JSON.stringify(prompt.text.slice(0, 100))}`),
       ].join('\n'),
     );
 
-    expect(blockedShare(benign)).toBeLessThanOrEqual(0.02);
-    expect(blockedShare(malicious)).toBeGreaterThanOrEqual(0.9);
+    expect(blockedShare(benign)).toBeLessThanOrEqual(goal.benignBlocked);
+    expect(blockedShare(malicious)).toBeGreaterThanOrEqual(goal.maliciousBlocked);
   });
 });
 

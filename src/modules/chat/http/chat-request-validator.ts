@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { GatewayError } from '../../../errors/gateway-error';
-import { MAX_MESSAGES, type ChatMessage, type ChatRequest } from '../domain/chat-request';
+import { MAX_MESSAGES, OPTIONAL_PARAMETERS, type ChatMessage, type ChatRequest } from '../domain/chat-request';
 import { CHAT_REQUEST_SCHEMA } from '../domain/chat-request-schema';
 import { MAX_NESTING_DEPTH, nestingBeyond } from '../domain/json-nesting';
 
@@ -52,8 +52,7 @@ function pickKnown(raw: RawRequest): ChatRequest {
   };
   const maxTokens = raw.max_tokens ?? raw.max_completion_tokens;
   if (maxTokens !== undefined) request.max_tokens = maxTokens;
-  const optional = ['temperature', 'top_p', 'stream', 'tools', 'tool_choice', 'stop', 'seed', 'presence_penalty', 'frequency_penalty', 'response_format', 'parallel_tool_calls'] as const;
-  for (const key of optional) if (raw[key] !== undefined) (request as unknown as Record<string, unknown>)[key] = raw[key];
+  for (const key of ['stream', 'tools', 'tool_choice', ...OPTIONAL_PARAMETERS] as const) if (raw[key] !== undefined) (request as unknown as Record<string, unknown>)[key] = raw[key];
   if (raw.stream_options) request.stream_options = { include_usage: raw.stream_options.include_usage === true };
   return request;
 }

@@ -11,7 +11,8 @@ export function sessionId(header: string | string[] | undefined): string | undef
 
 /**
  * The diagnostics of spec 4.1, only when the client sent `X-Gw-Debug: true`. Profile, tier and
- * score exist only when a profile was routed; provider and cache only once something answered.
+ * score exist only when a profile was routed; provider and cache only once something answered;
+ * the parameter lists only when a provider was called and left something out or changed it.
  */
 export function setDebugHeaders(res: Response, plan: ChatPlan, startedAt: number, served?: ServedChat, paymentStatus?: string): void {
   const model = served?.model ?? plan.candidates[0].model;
@@ -24,6 +25,9 @@ export function setDebugHeaders(res: Response, plan: ChatPlan, startedAt: number
   }
   res.setHeader('X-Gw-Provider', model.provider);
   if (served) res.setHeader('X-Gw-Cache', served.cache);
+  // What the answering provider did not take as written (docs/decisions.md, "Provider capabilities").
+  if (served?.adjustments?.dropped.length) res.setHeader('X-Gw-Params-Dropped', served.adjustments.dropped.join(', '));
+  if (served?.adjustments?.rewritten.length) res.setHeader('X-Gw-Params-Rewritten', served.adjustments.rewritten.join(', '));
   if (paymentStatus) res.setHeader('X-Gw-Payment-Status', paymentStatus);
   res.setHeader('X-Gw-Token-Estimate-In', String(plan.inputTokens));
   res.setHeader('X-Gw-Token-Estimate-Out', String(primary.outputTokens));

@@ -4,7 +4,7 @@ import { AppLogger } from '../../../logging/app-logger';
 import type { ChatCompletion, ChatCompletionChunk } from '../domain/chat-completion';
 import type { ProviderName } from '../domain/provider-name';
 import { UpstreamError } from '../domain/upstream-error';
-import type { UpstreamCall } from '../ports/llm-provider';
+import type { RequestAdjustments, UpstreamCall } from '../ports/llm-provider';
 import { ProviderRegistry, type RegisteredProvider } from './provider-registry';
 
 export interface DispatchTarget {
@@ -19,6 +19,8 @@ export interface Dispatched {
   /** Which target answered. */
   index: number;
   reply: StartedReply;
+  /** What the answering provider dropped or rewrote of the request. */
+  adjustments: RequestAdjustments;
 }
 
 /** Statuses worth one more try on the same candidate: a hiccup rather than an outage or a refusal. */
@@ -50,7 +52,7 @@ export class UpstreamDispatcher {
       for (let attempt = 0; attempt < 2; attempt++) {
         if (!entry.breaker.tryAcquire()) break;
         try {
-          return { index, reply: await this.start(entry, target.call, signal) };
+          return { index, reply: await this.start(entry, target.call, signal), adjustments: entry.provider.adjustments(target.call) };
         } catch (err) {
           if (signal.aborted || !(err instanceof UpstreamError)) {
             entry.breaker.abandoned();

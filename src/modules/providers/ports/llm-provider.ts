@@ -11,6 +11,19 @@ export interface UpstreamCall {
   /** The billed completion cap, always sent upstream (spec 2.1). */
   maxTokens: number;
   stream: boolean;
+  /** The catalog marks the model as a reasoning model: some APIs refuse sampling settings for those. */
+  reasoning: boolean;
+}
+
+/**
+ * What an adapter did not send as the client wrote it: optional settings the upstream has no
+ * place for (dropped) and ones whose value or shape it changed (rewritten); renaming a field into
+ * the provider's own format is not a change. Listed in a debug header (docs/decisions.md,
+ * "Provider capabilities").
+ */
+export interface RequestAdjustments {
+  dropped: string[];
+  rewritten: string[];
 }
 
 /**
@@ -29,4 +42,6 @@ export abstract class LlmProvider {
   abstract readonly name: ProviderName;
 
   abstract send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamReply>;
+
+  abstract adjustments(call: UpstreamCall): RequestAdjustments;
 }

@@ -1,0 +1,31 @@
+import { OPTIONAL_PARAMETERS, type ChatRequest, type OptionalParameter } from '../../modules/chat/domain/chat-request';
+import type { RequestAdjustments } from '../../modules/providers/ports/llm-provider';
+
+/**
+ * How one upstream model takes a request's optional settings: as written (perhaps under its own
+ * field name), rewritten (value or shape changed), and any other one that is set is dropped. Each
+ * adapter declares its own and builds its body from that declaration, so the debug header lists
+ * what was really sent (docs/decisions.md, "Provider capabilities").
+ */
+export interface ParameterSupport {
+  forwarded: ReadonlySet<OptionalParameter>;
+  rewritten: ReadonlySet<OptionalParameter>;
+}
+
+export function parameterSupport(forwarded: readonly OptionalParameter[], rewritten: readonly OptionalParameter[] = []): ParameterSupport {
+  return { forwarded: new Set(forwarded), rewritten: new Set(rewritten) };
+}
+
+/** Whether the setting goes upstream in some form. */
+export function isSent(support: ParameterSupport, parameter: OptionalParameter): boolean {
+  return support.forwarded.has(parameter) || support.rewritten.has(parameter);
+}
+
+/** The request's set optional settings that the support drops or rewrites; `alsoRewritten` names other rewrites (message content). */
+export function requestAdjustments(request: ChatRequest, support: ParameterSupport, alsoRewritten: readonly string[] = []): RequestAdjustments {
+  const set = OPTIONAL_PARAMETERS.filter((parameter) => request[parameter] !== undefined);
+  return {
+    dropped: set.filter((parameter) => !isSent(support, parameter)),
+    rewritten: [...set.filter((parameter) => support.rewritten.has(parameter)), ...alsoRewritten],
+  };
+}
