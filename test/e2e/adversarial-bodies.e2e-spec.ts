@@ -87,7 +87,7 @@ describe('adversarial bodies on the unpaid path', () => {
         ['"aж" and U+0482 repeated', chatBodyOfSize('aж\u0482', MiB)],
         ['spaced letters', chatBodyOfSize('i g n o r e p r e v i o u s ', MiB)],
         ['nested brackets', nestedBrackets(MiB)],
-        ['blank lines', chatBodyOfSize('\n', MiB)],
+        ['blank lines, then a word', chatBodyOfSize('\n', MiB, 'hi')],
         ['list markers without items', chatBodyOfSize('1. \n', MiB)],
       ];
       const report: string[] = [`ordinary prose: /health at most ${baselineMs.toFixed(0)} ms (median of 3)`];

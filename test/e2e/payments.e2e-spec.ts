@@ -94,6 +94,32 @@ describe('x402 payments end to end on the local chain', () => {
     expect(completion.choices[0].message.content).toBe('fake openai reply to: Say hello');
   });
 
+  it('a paid request to an OpenAI reasoning model with a temperature is served and charged once: the setting it refuses is dropped and listed', async () => {
+    const body = chatBody({ model: 'openai/o4-mini', temperature: 0.3, logprobs: true, reasoning_effort: 'low' });
+    const { header, amount } = await quote(gateway, body);
+    const before = balances();
+
+    const res = await postChat(gateway, body, { 'payment-signature': specPaymentHeader(world, header), 'x-gw-debug': 'true' });
+
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gw-params-dropped')).toBe('temperature, logprobs');
+    const sent = world.upstreams.openai.requests[0].body as Record<string, unknown>;
+    expect(sent).toMatchObject({ model: 'o4-mini', reasoning_effort: 'low' });
+    expect(sent).not.toHaveProperty('temperature');
+    expect(balances()).toEqual({ payer: before.payer - amount, recipient: before.recipient + amount });
+  });
+
+  it('logprobs asked on a paid call come back in the JSON answer, rebuilt from the upstream stream', async () => {
+    const body = chatBody({ logprobs: true, top_logprobs: 1 });
+    const { header } = await quote(gateway, body);
+
+    const res = await postChat(gateway, body, { 'payment-signature': specPaymentHeader(world, header) });
+
+    expect(res.status).toBe(200);
+    const completion = (await res.json()) as { choices: Array<{ message: { content: string }; logprobs: { content: Array<{ token: string }> } | null }> };
+    expect(completion.choices[0].logprobs?.content.map((entry) => entry.token).join('')).toBe(completion.choices[0].message.content);
+  });
+
   it('a replayed header: 402 with the replay message and no second transfer', async () => {
     const { header, amount } = await quote(gateway, chatBody());
     const payment = specPaymentHeader(world, header);

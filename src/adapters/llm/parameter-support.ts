@@ -21,6 +21,18 @@ export function isSent(support: ParameterSupport, parameter: OptionalParameter):
   return support.forwarded.has(parameter) || support.rewritten.has(parameter);
 }
 
+/** The optional settings as an OpenAI-compatible body carries them: the client's values, perhaps changed. */
+export type SentSettings = Partial<Record<OptionalParameter, unknown>>;
+
+/** What a body carrying `sent` left out of the request's settings or changed; `also` adds other changes (message content, tool_choice). */
+export function sentAdjustments(request: ChatRequest, sent: SentSettings, also: Partial<RequestAdjustments> = {}): RequestAdjustments {
+  const set = OPTIONAL_PARAMETERS.filter((parameter) => request[parameter] !== undefined);
+  return {
+    dropped: [...set.filter((parameter) => !(parameter in sent)), ...(also.dropped ?? [])],
+    rewritten: [...set.filter((parameter) => parameter in sent && JSON.stringify(sent[parameter]) !== JSON.stringify(request[parameter])), ...(also.rewritten ?? [])],
+  };
+}
+
 /** The request's set optional settings that the support drops or rewrites; `alsoRewritten` names other rewrites (message content). */
 export function requestAdjustments(request: ChatRequest, support: ParameterSupport, alsoRewritten: readonly string[] = []): RequestAdjustments {
   const set = OPTIONAL_PARAMETERS.filter((parameter) => request[parameter] !== undefined);

@@ -12,18 +12,29 @@ const JSON_TOOL_DEFAULT_NAME = 'json_output';
 /**
  * How the Messages API takes this request's optional settings (docs/decisions.md, "Provider
  * capabilities"). Claude 4.5 models refuse temperature and top_p together: temperature, the usual
- * knob, wins. `user` becomes `metadata.user_id`; JSON output becomes a forced tool. Seed,
+ * knob, wins. `user` becomes `metadata.user_id`; JSON output becomes a forced tool; blank stop
+ * sequences are left out. Seed,
  * penalties, logprobs, reasoning_effort (thinking would change the billing cap), metadata and
  * service_tier (Anthropic's tiers have other values) have no equivalent.
  */
 export function anthropicParameters(request: ChatRequest): ParameterSupport {
-  const forwarded: OptionalParameter[] = ['stop', 'parallel_tool_calls'];
+  const forwarded: OptionalParameter[] = [];
   const rewritten: OptionalParameter[] = ['user'];
+  const stops = stopSequences(request);
+  if (stops) (stops.length < [request.stop ?? []].flat().length ? rewritten : forwarded).push('stop');
+  // It rides on tool_choice, which exists only with tools.
+  if (request.tools?.length) forwarded.push('parallel_tool_calls');
   if (request.temperature === undefined) forwarded.push('top_p');
   else (request.temperature > MAX_TEMPERATURE ? rewritten : forwarded).push('temperature');
   if (jsonOutputTool(request)) rewritten.push('response_format');
   else if (request.response_format?.type === 'text') forwarded.push('response_format');
   return parameterSupport(forwarded, rewritten);
+}
+
+/** Anthropic refuses a stop sequence of whitespace alone (OpenAI clients often send "\n"): those are left out. */
+export function stopSequences(request: ChatRequest): string[] | undefined {
+  const kept = [request.stop ?? []].flat().filter((sequence) => sequence.trim() !== '');
+  return kept.length > 0 ? kept : undefined;
 }
 
 /**

@@ -18,7 +18,7 @@ import { parseJsonObject } from '../json-object';
 import { contentParts, isSystemMessage } from '../message-parts';
 import { isSent } from '../parameter-support';
 import { spokenConversation } from '../system-only-conversation';
-import { anthropicParameters, jsonOutputTool, MAX_TEMPERATURE } from './anthropic-parameters';
+import { anthropicParameters, jsonOutputTool, MAX_TEMPERATURE, stopSequences } from './anthropic-parameters';
 
 /** The Messages API body for a chat request, with the optional settings anthropic-parameters.ts says it takes. */
 export function anthropicRequestBody(call: UpstreamCall): MessageCreateParamsBase {
@@ -35,7 +35,7 @@ export function anthropicRequestBody(call: UpstreamCall): MessageCreateParamsBas
     messages: turns.map(({ role, parts }): MessageParam => ({ role, content: parts })),
     temperature: request.temperature === undefined ? undefined : Math.min(request.temperature, MAX_TEMPERATURE),
     top_p: isSent(support, 'top_p') ? request.top_p : undefined,
-    stop_sequences: request.stop === undefined ? undefined : [request.stop].flat(),
+    stop_sequences: stopSequences(request),
     metadata: request.user === undefined ? undefined : { user_id: request.user },
     ...toolFields(request),
     stream: call.stream,

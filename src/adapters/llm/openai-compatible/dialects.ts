@@ -1,6 +1,7 @@
 import type { OptionalParameter } from '../../../modules/chat/domain/chat-request';
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
-import { parameterSupport, type ParameterSupport } from '../parameter-support';
+import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
+import { parameterSupport, type ParameterSupport, type SentSettings } from '../parameter-support';
 
 /** How an OpenAI-compatible API departs from OpenAI's own (docs/decisions.md, "Provider capabilities"). */
 export interface OpenAiDialect {
@@ -12,12 +13,14 @@ export interface OpenAiDialect {
   contentAsString: boolean;
   /** The optional settings the API takes for its ordinary models and for the catalog's reasoning models. */
   parameters: { standard: ParameterSupport; reasoning: ParameterSupport };
+  /** Values of taken settings that the API refuses, changed or removed in place (a change is listed as a rewrite). */
+  values?: (sent: SentSettings, call: UpstreamCall) => void;
 }
 
 /** What every compatible API reads. */
 const SHARED: readonly OptionalParameter[] = ['temperature', 'top_p', 'stop', 'seed', 'presence_penalty', 'frequency_penalty', 'response_format', 'parallel_tool_calls'];
-/** Sampling settings OpenAI's reasoning models refuse with `unsupported_parameter`. */
-const SAMPLING: readonly OptionalParameter[] = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logprobs', 'top_logprobs'];
+/** Settings OpenAI's reasoning models refuse with `unsupported_parameter` (`stop` too, on o3 and o4-mini). */
+const SAMPLING: readonly OptionalParameter[] = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty', 'logprobs', 'top_logprobs', 'stop'];
 const LOGPROBS: readonly OptionalParameter[] = ['logprobs', 'top_logprobs'];
 
 const without = (list: readonly OptionalParameter[], left: readonly OptionalParameter[]) => list.filter((parameter) => !left.includes(parameter));
@@ -34,6 +37,12 @@ export const OPENAI_COMPATIBLE_DIALECTS: Readonly<Record<Exclude<ProviderName, '
     parameters: {
       standard: parameterSupport([...SHARED, ...LOGPROBS, 'user', 'service_tier']),
       reasoning: parameterSupport([...without(SHARED, SAMPLING), 'reasoning_effort', 'user', 'service_tier']),
+    },
+    values: (sent, call) => {
+      // o-series models take low, medium and high only: the lower efforts become their lowest.
+      if (/^o\d/.test(call.upstreamModel) && (sent.reasoning_effort === 'none' || sent.reasoning_effort === 'minimal')) sent.reasoning_effort = 'low';
+      // Flex processing exists for the reasoning models only.
+      if (!call.reasoning && sent.service_tier === 'flex') delete sent.service_tier;
     },
   },
   // xAI's reasoning models refuse penalties and stop; only grok-3-mini, not in the catalog, takes reasoning_effort.
@@ -52,6 +61,10 @@ export const OPENAI_COMPATIBLE_DIALECTS: Readonly<Record<Exclude<ProviderName, '
     developerRole: false,
     contentAsString: true,
     parameters: { standard: parameterSupport([...SHARED, ...LOGPROBS]), reasoning: parameterSupport(SHARED) },
+    // DeepSeek's JSON output is json_object alone; a schema still asks for JSON.
+    values: (sent) => {
+      if ((sent.response_format as { type?: string } | undefined)?.type === 'json_schema') sent.response_format = { type: 'json_object' };
+    },
   },
   nvidia: {
     maxTokensField: 'max_tokens',

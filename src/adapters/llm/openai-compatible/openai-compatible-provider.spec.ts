@@ -47,13 +47,13 @@ describe('OpenAiCompatibleProvider, requests', () => {
   });
 
   describe('optional settings (dialects.ts)', () => {
-    const settings = { temperature: 0.3, top_p: 0.9, presence_penalty: 0.5, logprobs: true, top_logprobs: 2, reasoning_effort: 'low', user: 'u-1', metadata: { team: 'a' }, service_tier: 'flex' } as const;
+    const settings = { temperature: 0.3, top_p: 0.9, presence_penalty: 0.5, logprobs: true, top_logprobs: 2, reasoning_effort: 'low', user: 'u-1', metadata: { team: 'a' }, service_tier: 'priority' } as const;
 
     it('on an ordinary model: forwards logprobs, user and service_tier; drops reasoning_effort and metadata', async () => {
       const request = openai.call(settings);
       const answer = await openai.completion(request);
 
-      expect(await openai.sentBody()).toMatchObject({ temperature: 0.3, top_p: 0.9, presence_penalty: 0.5, logprobs: true, top_logprobs: 2, user: 'u-1', service_tier: 'flex' });
+      expect(await openai.sentBody()).toMatchObject({ temperature: 0.3, top_p: 0.9, presence_penalty: 0.5, logprobs: true, top_logprobs: 2, user: 'u-1', service_tier: 'priority' });
       expect(await openai.sentBody()).not.toHaveProperty('reasoning_effort');
       expect(await openai.sentBody()).not.toHaveProperty('metadata');
       expect(answer.choices[0].logprobs?.content?.length).toBeGreaterThan(0);
@@ -65,7 +65,7 @@ describe('OpenAiCompatibleProvider, requests', () => {
       await openai.completion(request);
 
       const body = await openai.sentBody();
-      expect(body).toMatchObject({ reasoning_effort: 'low', user: 'u-1', service_tier: 'flex' });
+      expect(body).toMatchObject({ reasoning_effort: 'low', user: 'u-1', service_tier: 'priority' });
       for (const refused of ['temperature', 'top_p', 'presence_penalty', 'logprobs', 'top_logprobs', 'metadata']) expect(body).not.toHaveProperty(refused);
       expect(openai.provider.adjustments(request)).toEqual({ dropped: ['temperature', 'top_p', 'presence_penalty', 'logprobs', 'top_logprobs', 'metadata'], rewritten: [] });
     });

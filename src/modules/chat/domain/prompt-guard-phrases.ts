@@ -27,9 +27,10 @@ const GAP = `${NON_WORD}{0,4}`;
 export const WORD = `${WORD_CHARACTER}+(?!${WORD_CHARACTER})`;
 
 const WORD_END = `(?!${WORD_CHARACTER})`;
-// `\b` is ASCII-only but the cheapest word start for phrases opening with an ASCII letter.
-const ASCII_WORD_START = '\\b';
-const ANY_WORD_START = `(?<!${WORD_CHARACTER})`;
+// One word start for every script. `\b` would be cheaper but is ASCII-only: it holds between "é"
+// and "you", so an ASCII opening would be found inside a long non-ASCII word at every repeat, and
+// each find would scan the rest of that word (quadratic on "éyou" repeated).
+const WORD_START = `(?<!${WORD_CHARACTER})`;
 const UNSPACED_SCRIPT = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 
 /** A character-class body (ranges of \xHH escapes) of the Latin-1 characters that satisfy `test`. */
@@ -84,8 +85,7 @@ function openingOf(starts: readonly string[]): string {
 
 /** How the start of `text` must be delimited: scripts written without spaces and punctuation need nothing. */
 function wordStartOf(text: string): string {
-  if (/^[a-z0-9]/.test(text)) return ASCII_WORD_START;
-  if (/^\p{L}/u.test(text) && !UNSPACED_SCRIPT.test(text)) return ANY_WORD_START;
+  if (/^[a-z0-9]/.test(text) || (/^\p{L}/u.test(text) && !UNSPACED_SCRIPT.test(text))) return WORD_START;
   return '';
 }
 

@@ -24,6 +24,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (!validate(body)) throw invalid(describe(firstError(validate.errors ?? [])));
   const raw = body;
   raw.messages.forEach(checkMessage);
+  if (!raw.messages.some(saysSomething)) throw invalid('the conversation is blank: at least one message must carry text, an image, a tool call or a tool result');
   if (raw.max_tokens !== undefined && raw.max_completion_tokens !== undefined && raw.max_tokens !== raw.max_completion_tokens) {
     throw invalid('max_tokens and max_completion_tokens disagree; send one of them');
   }
@@ -37,6 +38,16 @@ function checkMessage(message: ChatMessage, index: number): void {
   if (message.role === 'tool' && message.tool_call_id === undefined) {
     throw invalid(`messages[${index}].tool_call_id is required on tool messages`);
   }
+}
+
+/**
+ * Whether the message is a turn at all. A conversation of blank messages reaches Anthropic and
+ * Gemini as no turn, which both refuse (docs/decisions.md, "Blank conversations").
+ */
+function saysSomething(message: ChatMessage): boolean {
+  if (message.role === 'tool' || (message.tool_calls?.length ?? 0) > 0) return true;
+  if (typeof message.content === 'string') return message.content.trim() !== '';
+  return (message.content ?? []).some((part) => part.type !== 'text' || part.text.trim() !== '');
 }
 
 function pickKnown(raw: RawRequest): ChatRequest {
