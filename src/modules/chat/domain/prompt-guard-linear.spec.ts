@@ -62,7 +62,7 @@ const ADVERSARIAL_SHAPES: ReadonlyArray<readonly [string, string]> = [
 describe('prompt guard cost grows linearly with the text', () => {
   it.each(ADVERSARIAL_SHAPES)('%s: doubling the text at most roughly doubles the time', (_, unit) => {
     const doubling = doublingRatio(inspecting(unit), 64_000, { runs: 4 });
-    if (doubling.ratio >= MAX_DOUBLING_RATIO) throw new Error(describeDoubling(doubling, 64_000));
+    if (doubling.ratio >= MAX_DOUBLING_RATIO) throw new Error(describeDoubling(doubling));
   });
 
   it.each([
@@ -71,7 +71,7 @@ describe('prompt guard cost grows linearly with the text', () => {
     ['a long base64 run of text', 'SWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnMg'],
   ])('%s: 512 KB to 1 MB at most roughly doubles the time', (_, unit) => {
     const doubling = doublingRatio(inspecting(unit), 512_000, { runs: 2 });
-    if (doubling.ratio >= MAX_DOUBLING_RATIO) throw new Error(describeDoubling(doubling, 512_000));
+    if (doubling.ratio >= MAX_DOUBLING_RATIO) throw new Error(describeDoubling(doubling));
   });
 
   it('holds for shapes built from random pieces of the above', () => {

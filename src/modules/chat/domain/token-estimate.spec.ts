@@ -65,6 +65,6 @@ describe('the estimate and the routing signals grow linearly with the request', 
       const request = build(size);
       return () => routingSignals(request);
     }, 512_000);
-    if (doubling.ratio >= MAX_DOUBLING_RATIO) throw new Error(describeDoubling(doubling, 512_000));
+    if (doubling.ratio >= MAX_DOUBLING_RATIO) throw new Error(describeDoubling(doubling));
   });
 });
