@@ -1,37 +1,21 @@
-import OpenAI from 'openai';
-import type { RunningGateway } from '../../src/gateway';
-import { startTestGateway } from '../support/gateway-harness';
-import { startUpstreams, writeTestCatalog, type Upstreams } from '../support/upstreams';
+import { freeChatWorld } from '../support/free-chat-world';
 
 const KEEP_ALIVE = ': keep-alive\n\n';
 
 describe('SSE keep-alives on a stream that goes silent', () => {
-  let upstreams: Upstreams;
-  let gateway: RunningGateway;
-  let client: OpenAI;
+  // 50 ms stands in for the 15 s default; the fake's pauses between events are four times that.
+  const world = freeChatWorld({ GW_CACHE_TTL_SECS: '0', GW_SSE_KEEPALIVE_MS: '50' });
   const model = 'openai/gpt-test-free';
 
-  beforeAll(async () => {
-    upstreams = await startUpstreams();
-    // 50 ms stands in for the 15 s default; the fake's pauses between events are four times that.
-    gateway = await startTestGateway({ ...upstreams.env, GW_CATALOG_FILE: writeTestCatalog(), GW_FREE_TIER_RATE_LIMIT: '1000', GW_FREE_TIER_GLOBAL_RPM: '1000', GW_CACHE_TTL_SECS: '0', GW_SSE_KEEPALIVE_MS: '50' });
-    client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'not-needed', maxRetries: 0 });
-  });
-  afterEach(() => upstreams.resetAll());
-  afterAll(async () => {
-    await gateway.close();
-    await upstreams.close();
-  });
-
   const streamed = (): Promise<Response> =>
-    fetch(`${gateway.url}/v1/chat/completions`, {
+    fetch(`${world.gateway.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'think slowly' }], stream: true }),
     });
 
   it('writes `: keep-alive` comments between the events of an upstream that stalls mid-stream, and ends with [DONE]', async () => {
-    upstreams.openai.script({ kind: 'reply', text: 'one two three', chunkDelayMs: 200 });
+    world.upstreams.openai.script({ kind: 'reply', text: 'one two three', chunkDelayMs: 200 });
 
     const body = await (await streamed()).text();
 
@@ -44,10 +28,10 @@ describe('SSE keep-alives on a stream that goes silent', () => {
   });
 
   it('does not disturb the openai client, which reads the answer whole', async () => {
-    upstreams.openai.script({ kind: 'reply', text: 'slow but whole', chunkDelayMs: 150 });
+    world.upstreams.openai.script({ kind: 'reply', text: 'slow but whole', chunkDelayMs: 150 });
 
     let text = '';
-    for await (const chunk of await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'go' }], stream: true })) text += chunk.choices[0]?.delta.content ?? '';
+    for await (const chunk of await world.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'go' }], stream: true })) text += chunk.choices[0]?.delta.content ?? '';
 
     expect(text).toBe('slow but whole');
   });

@@ -1,45 +1,30 @@
-import OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { RunningGateway } from '../../src/gateway';
-import { startTestGateway } from '../support/gateway-harness';
-import { startUpstreams, writeTestCatalog, type Upstreams } from '../support/upstreams';
+import { freeChatWorld } from '../support/free-chat-world';
 
 const tool = (name: string) => ({ type: 'function' as const, function: { name, parameters: { type: 'object', properties: { symbol: { type: 'string' } } } } });
 
 describe('the response cache and market-data tools (spec 1.7)', () => {
-  let upstreams: Upstreams;
-  let gateway: RunningGateway;
-  let client: OpenAI;
+  const world = freeChatWorld();
   const model = 'openai/gpt-test-free';
   const debug = { headers: { 'x-gw-debug': 'true' } };
 
-  beforeAll(async () => {
-    upstreams = await startUpstreams();
-    gateway = await startTestGateway({ ...upstreams.env, GW_CATALOG_FILE: writeTestCatalog(), GW_FREE_TIER_RATE_LIMIT: '1000', GW_FREE_TIER_GLOBAL_RPM: '1000' });
-    client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-  });
-  afterEach(() => upstreams.resetAll());
-  afterAll(async () => {
-    await gateway.close();
-    await upstreams.close();
-  });
 
   /** The X-Gw-Cache header of two identical requests, the second sent once the first's cache write had time to land. */
   async function twice(body: ChatCompletionCreateParamsNonStreaming): Promise<Array<string | null>> {
-    const first = await client.chat.completions.create(body, debug).withResponse();
+    const first = await world.client.chat.completions.create(body, debug).withResponse();
     await new Promise((resolve) => setTimeout(resolve, 50)); // the cache write runs in the background
-    const second = await client.chat.completions.create(body, debug).withResponse();
+    const second = await world.client.chat.completions.create(body, debug).withResponse();
     return [first.response.headers.get('x-gw-cache'), second.response.headers.get('x-gw-cache')];
   }
 
   it('caches a request whose tools are not about markets', async () => {
     expect(await twice({ model, messages: [{ role: 'user', content: 'Weather in Oslo?' }], tools: [tool('get_weather')] })).toEqual(['miss', 'hit']);
-    expect(upstreams.openai.requests).toHaveLength(1);
+    expect(world.upstreams.openai.requests).toHaveLength(1);
   });
 
   it.each(['token-price', 'get_stock_quote', 'fetchTicker', 'market_summary'])('never caches a request offering %s', async (name) => {
     expect(await twice({ model, messages: [{ role: 'user', content: `Use ${name} for SOL` }], tools: [tool('get_weather'), tool(name)] })).toEqual(['miss', 'miss']);
-    expect(upstreams.openai.requests).toHaveLength(2);
+    expect(world.upstreams.openai.requests).toHaveLength(2);
   });
 
   it("never caches a conversation that carries the price tool's answer", async () => {
@@ -50,6 +35,6 @@ describe('the response cache and market-data tools (spec 1.7)', () => {
     ];
 
     expect(await twice({ model, messages })).toEqual(['miss', 'miss']);
-    expect(upstreams.openai.requests).toHaveLength(2);
+    expect(world.upstreams.openai.requests).toHaveLength(2);
   });
 });

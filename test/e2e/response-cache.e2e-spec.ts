@@ -1,43 +1,29 @@
-import OpenAI from 'openai';
-import type { RunningGateway } from '../../src/gateway';
-import { startTestGateway } from '../support/gateway-harness';
-import { sseData, startUpstreams, writeTestCatalog, type Upstreams } from '../support/upstreams';
+import { freeChatWorld } from '../support/free-chat-world';
+import { sseData } from '../support/upstreams';
 
 describe('the response cache', () => {
-  let upstreams: Upstreams;
-  let gateway: RunningGateway;
-  let client: OpenAI;
+  const world = freeChatWorld();
   const model = 'nvidia/gpt-oss-120b';
 
-  beforeAll(async () => {
-    upstreams = await startUpstreams();
-    gateway = await startTestGateway({ ...upstreams.env, GW_CATALOG_FILE: writeTestCatalog(), GW_FREE_TIER_RATE_LIMIT: '1000', GW_FREE_TIER_GLOBAL_RPM: '1000' });
-    client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'unused', maxRetries: 0 });
-  });
-  afterEach(() => upstreams.resetAll());
-  afterAll(async () => {
-    await gateway.close();
-    await upstreams.close();
-  });
 
   const debug = { headers: { 'x-gw-debug': 'true' } };
 
   it('answers a repeated request from the cache without a new upstream call', async () => {
     const messages = [{ role: 'user' as const, content: 'cache me' }];
-    const first = await client.chat.completions.create({ model, messages }, debug).withResponse();
+    const first = await world.client.chat.completions.create({ model, messages }, debug).withResponse();
     expect(first.response.headers.get('x-gw-cache')).toBe('miss');
     await new Promise((resolve) => setTimeout(resolve, 50)); // the cache write runs in the background
-    const second = await client.chat.completions.create({ model, messages }, debug).withResponse();
+    const second = await world.client.chat.completions.create({ model, messages }, debug).withResponse();
     expect(second.response.headers.get('x-gw-cache')).toBe('hit');
     expect(second.data).toEqual(first.data);
-    expect(upstreams.nvidia.requests).toHaveLength(1);
+    expect(world.upstreams.nvidia.requests).toHaveLength(1);
   });
 
   it('serves a cached answer as a stream when the next request streams, and a streamed answer as JSON', async () => {
     const messages = [{ role: 'user' as const, content: 'stream me later' }];
-    await client.chat.completions.create({ model, messages });
+    await world.client.chat.completions.create({ model, messages });
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const res = await fetch(`${gateway.url}/v1/chat/completions`, {
+    const res = await fetch(`${world.gateway.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-gw-debug': 'true' },
       body: JSON.stringify({ model, messages, stream: true }),
@@ -50,38 +36,38 @@ describe('the response cache', () => {
     );
 
     const streamedFirst = [{ role: 'user' as const, content: 'first streamed' }];
-    for await (const chunk of await client.chat.completions.create({ model, messages: streamedFirst, stream: true })) void chunk;
+    for await (const chunk of await world.client.chat.completions.create({ model, messages: streamedFirst, stream: true })) void chunk;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const json = await client.chat.completions.create({ model, messages: streamedFirst }, debug).withResponse();
+    const json = await world.client.chat.completions.create({ model, messages: streamedFirst }, debug).withResponse();
     expect(json.response.headers.get('x-gw-cache')).toBe('hit');
     expect(json.data.choices[0].message.content).toBe('fake openai reply to: first streamed');
-    expect(upstreams.nvidia.requests).toHaveLength(2);
+    expect(world.upstreams.nvidia.requests).toHaveLength(2);
   });
 
   it('keys on every field that changes the answer', async () => {
     const messages = [{ role: 'user' as const, content: 'vary me' }];
-    await client.chat.completions.create({ model, messages });
+    await world.client.chat.completions.create({ model, messages });
     for (const variant of [{ temperature: 0.5 }, { top_p: 0.5 }, { max_tokens: 10 }, { response_format: { type: 'json_object' as const } }, { stop: ['x'] }, { seed: 7 }]) {
-      await client.chat.completions.create({ model, messages, ...variant });
+      await world.client.chat.completions.create({ model, messages, ...variant });
     }
-    expect(upstreams.nvidia.requests).toHaveLength(7);
+    expect(world.upstreams.nvidia.requests).toHaveLength(7);
   });
 
   it('never caches errors or partial streams', async () => {
     const messages = [{ role: 'user' as const, content: 'flaky' }];
-    upstreams.nvidia.script({ kind: 'cut-stream', afterChunks: 2 });
-    const cut = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages, stream: true }) });
+    world.upstreams.nvidia.script({ kind: 'cut-stream', afterChunks: 2 });
+    const cut = await fetch(`${world.gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages, stream: true }) });
     expect(await sseData(cut)).not.toContain('[DONE]');
-    upstreams.nvidia.script({ kind: 'status', status: 503 });
-    await expect(client.chat.completions.create({ model, messages })).rejects.toMatchObject({ status: 503 });
-    const fine = await client.chat.completions.create({ model, messages }, debug).withResponse();
+    world.upstreams.nvidia.script({ kind: 'status', status: 503 });
+    await expect(world.client.chat.completions.create({ model, messages })).rejects.toMatchObject({ status: 503 });
+    const fine = await world.client.chat.completions.create({ model, messages }, debug).withResponse();
     expect(fine.response.headers.get('x-gw-cache')).toBe('miss');
-    expect(upstreams.nvidia.requests).toHaveLength(3);
+    expect(world.upstreams.nvidia.requests).toHaveLength(3);
   });
 
   it('echoes a valid X-Session-Id and ignores an invalid one', async () => {
     const send = (id: string): Promise<Response> =>
-      fetch(`${gateway.url}/v1/chat/completions`, {
+      fetch(`${world.gateway.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-session-id': id },
         body: JSON.stringify({ model, messages: [{ role: 'user', content: 'session' }] }),
