@@ -1,7 +1,9 @@
 /**
- * Layering rules (ARCHITECTURE.md section 2), run by `npm run check:layers` inside `npm test`.
- * Domain code is pure TypeScript: no framework, ORM, chain, cache or HTTP library, and nothing
- * from the adapters or the HTTP edge. Test files are exempt (they may use test tooling).
+ * Layering rules (docs/decisions.md, "Tooling" and "Adapters chosen per technology"), run by
+ * `npm run check:layers` inside `npm test`. Domain code is pure TypeScript: no framework, ORM,
+ * chain, cache or HTTP library, and nothing from the adapters or the HTTP edge. Feature modules
+ * reach technology only through their ports: the adapters are chosen in src/app.module.ts. Test
+ * files are exempt (they may use test tooling and wire adapters by hand).
  */
 const INFRASTRUCTURE = [
   '@nestjs',
@@ -33,6 +35,34 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/modules/[^/]+/domain/' },
       to: { path: '^src/(adapters|http|config|lifecycle|logging)/' },
+    },
+    {
+      name: 'modules-import-adapters',
+      comment: 'src/modules declare the ports they need; which adapter implements them is chosen in src/app.module.ts.',
+      severity: 'error',
+      from: { path: '^src/modules/' },
+      to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'application-imports-http-or-adapters',
+      comment: 'Use cases are called by the HTTP layer, not the other way round, and reach technology only through ports.',
+      severity: 'error',
+      from: { path: '^src/modules/[^/]+/application/' },
+      to: { path: '^src/(adapters|http|modules/[^/]+/http)/' },
+    },
+    {
+      name: 'adapters-import-module-internals',
+      comment: 'An adapter implements ports: it may use a module\'s ports and domain types, never its use cases, HTTP code or Nest wiring.',
+      severity: 'error',
+      from: { path: '^src/adapters/' },
+      to: { path: '^src/modules/', pathNot: '^src/modules/[^/]+/(ports|domain)/' },
+    },
+    {
+      name: 'libs-imports-src',
+      comment: 'libs/ is code shared by the gateway, its clients and tests (libs/README.md): it must not depend on the gateway.',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^src/' },
     },
   ],
   options: {

@@ -1,8 +1,12 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
-import { RedisModule } from './adapters/redis/redis.module';
-import { StorageModule } from './adapters/storage.module';
+import { LlmModule } from './adapters/llm/llm.module';
+import { MemoryStateModule } from './adapters/memory/memory-state.module';
+import { MemoryStorageModule } from './adapters/memory/memory-storage.module';
+import { PostgresStorageModule } from './adapters/postgres/postgres-storage.module';
+import { RedisStateModule } from './adapters/redis/redis-state.module';
+import { SolanaModule } from './adapters/solana/solana.module';
 import type { GatewayConfig } from './config/gateway-config';
 import { BodyLimits, ROUTE_BODY_LIMITS } from './http/body-limits';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
@@ -22,6 +26,20 @@ export interface GatewayOptions {
   logDestination?: DestinationStream;
 }
 
+/**
+ * The one place where a technology is chosen for the ports (docs/decisions.md, "Adapters chosen per
+ * technology"). Each of these modules is global and provides the ports it implements, so feature
+ * modules inject ports without naming an adapter.
+ */
+function adapterModules(config: GatewayConfig): NonNullable<ModuleMetadata['imports']> {
+  return [
+    config.storage.kind === 'none' ? MemoryStorageModule : PostgresStorageModule.forRoot(config.storage),
+    config.redisUrl ? RedisStateModule.forRoot(config.redisUrl) : MemoryStateModule,
+    SolanaModule,
+    LlmModule,
+  ];
+}
+
 @Module({})
 export class AppModule {
   static forRoot(config: GatewayConfig, options: GatewayOptions = {}): DynamicModule {
@@ -30,8 +48,7 @@ export class AppModule {
       imports: [
         LoggingModule.forRoot(createRootLogger(config, options.logDestination)),
         CoreModule.forRoot(config),
-        StorageModule.forRoot(config.storage),
-        RedisModule.forRoot(config.redisUrl),
+        ...adapterModules(config),
         HttpEdgeModule.forRoot(new BodyLimits({ ...ROUTE_BODY_LIMITS, ...options.bodyLimits })),
         OpsModule,
         ChatModule,

@@ -19,6 +19,7 @@ import { parseChatRequest } from '../../src/modules/chat/http/chat-request-valid
 import { scoreComplexity } from '../../src/modules/routing/domain/complexity-scorer';
 import { specPaymentHeader, type PaidWorld } from '../../test/support/paid-gateway';
 import { microBench, printMicroTable, type MicroResult } from '../harness/micro-bench';
+import { validateChatBodyAsDto } from './chat-body-dto';
 
 const PROMPT_200 =
   'Can you explain why my Python function returns None instead of the list? I call it with a list of ints and expect the squares back, step by step please. Thanks a lot!!';
@@ -34,6 +35,7 @@ export async function pipelineMicroBenchmarks(): Promise<MicroResult[]> {
   const signals = routingSignals(request);
   const results = [
     microBench('validate a chat body (Ajv)', () => parseChatRequest(JSON.parse(JSON.stringify(body))), { iterations: 20_000 }),
+    microBench('validate a chat body (class-validator DTO, fewer rules)', () => validateChatBodyAsDto(JSON.parse(JSON.stringify(body))), { iterations: 20_000 }),
     microBench('router score, 200-character prompt', () => scoreComplexity(signals), { iterations: 50_000 }),
     microBench('cost estimate (tokens and bigint price)', () => priceCandidate(model, routingSignals(request).inputTokens, request.max_tokens), { iterations: 50_000 }),
     microBench('prompt guard, 200-character prompt', () => guard.inspect(texts), { iterations: 20_000 }),

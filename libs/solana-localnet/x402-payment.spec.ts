@@ -14,7 +14,6 @@ interface FacilitatorScheme {
 }
 // The facilitator lives behind a package subpath export, which Jest resolves but TypeScript's
 // node10 module resolution (tsconfig) cannot see; hence require() and the interface above.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const facilitatorModule = require('@x402/svm/exact/facilitator') as {
   ExactSvmScheme: new (signer: ReturnType<typeof toFacilitatorSvmSigner>) => FacilitatorScheme;
 };

@@ -1,4 +1,5 @@
 import bs58 from 'bs58';
+import { isJsonObject } from '../json/json-object';
 import { isCanonicalBase64 } from './base64-json';
 import { isSpeltIn, recase, toSnake, type Casing } from './casing';
 import type { DecodeErrorClass } from './errors';
@@ -32,7 +33,7 @@ export class WireObject {
    * field: `x402_version` (our spec's form) or `x402Version` (the x402 standard).
    */
   static root(value: unknown, what: string, fail: DecodeErrorClass, casing?: Casing): WireObject {
-    if (!isRecord(value)) throw new fail(`${what} is not a JSON object`);
+    if (!isJsonObject(value)) throw new fail(`${what} is not a JSON object`);
     return new WireObject(value, '', casing ?? detectCasing(value, what, fail), fail);
   }
 
@@ -96,7 +97,7 @@ export class WireObject {
 
   /** A nested x402 object, read in this object's casing. */
   object(name: string): WireObject {
-    const value = this.typed(name, 'an object', isRecord);
+    const value = this.typed(name, 'an object', isJsonObject);
     return new WireObject(value, this.nameOf(name), this.casing, this.fail);
   }
 
@@ -105,14 +106,14 @@ export class WireObject {
     const values = this.typed(name, 'a non-empty array', (value): value is unknown[] => Array.isArray(value) && value.length > 0);
     return values.map((value, index) => {
       const path = `${this.nameOf(name)}[${index}]`;
-      if (!isRecord(value)) throw new this.fail(`${path} must be an object`);
+      if (!isJsonObject(value)) throw new this.fail(`${path} must be an object`);
       return new WireObject(value, path, this.casing, this.fail);
     });
   }
 
   /** An opaque JSON object such as `extra`: scheme-defined, so its own keys keep their spelling. */
   optionalRecord(name: string): Readonly<Record<string, unknown>> | undefined {
-    return this.has(name) ? this.typed(name, 'an object', isRecord) : undefined;
+    return this.has(name) ? this.typed(name, 'an object', isJsonObject) : undefined;
   }
 
   /** Every field of this object, keys in camelCase, values as sent. */
@@ -146,10 +147,6 @@ function detectCasing(fields: Readonly<Record<string, unknown>>, what: string, f
   if (snake && camel) throw new fail(`${what} has both x402_version and x402Version`);
   if (!snake && !camel) throw new fail('missing field x402Version (or x402_version)');
   return snake ? 'snake' : 'camel';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isPublicKey(value: unknown): value is string {

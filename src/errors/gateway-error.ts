@@ -1,3 +1,5 @@
+import { ERROR_CODES, type ErrorCode } from './error-codes';
+
 /**
  * The spec's error.type values (section 7), plus the edge's own framework errors.
  * Domain and application code throw GatewayError; the HTTP edge maps the type to a status.
@@ -22,18 +24,22 @@ export type ErrorType =
   | 'service_unavailable';
 
 /**
- * `message` is what the client reads; `options.cause` (ES2022) keeps what led to it, such as an
+ * `code` names the failure for programs (the catalogue in error-codes.ts) and fixes the type;
+ * `message` is what a person reads; `options.cause` (ES2022) keeps what led to it, such as an
  * upstream's refusal, for logs only: the envelope never shows it.
  */
 export class GatewayError extends Error {
+  readonly type: ErrorType;
+
   constructor(
-    readonly type: ErrorType,
+    readonly code: ErrorCode,
     message: string,
     /** Response headers that belong to this error (a 429's rate-limit headers). */
     readonly headers: Readonly<Record<string, string>> = {},
     options?: ErrorOptions,
   ) {
     super(message, options);
+    this.type = ERROR_CODES[code].type;
     this.name = 'GatewayError';
   }
 }

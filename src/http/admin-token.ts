@@ -6,12 +6,16 @@ import type { Secret } from '../config/secret';
  * hashed first so the comparison is constant-time whatever their lengths.
  */
 export function isAdminAuthorization(authorization: string | undefined, token: Secret | null): boolean {
-  if (!token || authorization === undefined) return false;
-  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
-  if (!match) return false;
-  return timingSafeEqual(sha256(match[1]), sha256(token.reveal()));
+  const presented = bearerToken(authorization);
+  if (!token || presented === null) return false;
+  return timingSafeEqual(sha256(presented), sha256(token.reveal()));
 }
 
-function sha256(value: string): Buffer {
+/** The token of `Authorization: Bearer <token>`, or null. */
+export function bearerToken(authorization: string | undefined): string | null {
+  return (authorization !== undefined && /^Bearer[ ]+(\S+)\s*$/i.exec(authorization)?.[1]) || null;
+}
+
+export function sha256(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }

@@ -32,10 +32,10 @@ export class AdminGuard implements CanActivate {
     if (!this.config.adminToken) {
       const whenUnset = this.reflector.getAllAndOverride<WhenAdminTokenUnset>(WHEN_UNSET, [context.getHandler(), context.getClass()]);
       if (whenUnset === 'hide') throw routeNotFound(req.method, requestPath(req));
-      throw new GatewayError('service_unavailable', 'admin endpoint not configured');
+      throw new GatewayError('admin.not_configured', 'admin endpoint not configured');
     }
     if (!isAdminAuthorization(req.headers.authorization, this.config.adminToken)) {
-      throw new GatewayError('unauthorized', 'missing or invalid admin token');
+      throw new GatewayError('admin.unauthorized', 'missing or invalid admin token');
     }
     return true;
   }

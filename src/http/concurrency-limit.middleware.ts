@@ -28,7 +28,7 @@ export class ConcurrencyLimitMiddleware implements NestMiddleware {
     if (!this.inFlight.admit(res, !isOpsPath(requestPath(req)), this.limit)) {
       this.metrics.rejected('concurrency_limit');
       res.setHeader('Retry-After', '1');
-      return next(new GatewayError('service_unavailable', 'too many concurrent requests; retry shortly'));
+      return next(new GatewayError('server.overloaded', 'too many concurrent requests; retry shortly'));
     }
     next();
   }

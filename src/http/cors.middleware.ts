@@ -58,7 +58,7 @@ export class CorsMiddleware implements NestMiddleware {
     const origin = req.headers.origin;
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
     if (preflight && (origin === undefined || !this.allowed.has(origin))) {
-      return next(new GatewayError('forbidden', 'CORS origin not allowed'));
+      return next(new GatewayError('cors.origin_not_allowed', 'CORS origin not allowed'));
     }
     this.handler(req, res, next);
   }

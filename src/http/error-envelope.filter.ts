@@ -7,7 +7,7 @@ import { requestPath } from './request-context';
 
 /**
  * The one place errors become responses: every error, framework ones included, leaves as
- * `{error: {type, message}}`. Unknown errors are logged with their stack and answered with a
+ * `{error: {type, message, code}}`. Unknown errors are logged with their stack and answered with a
  * generic 500; nothing internal reaches the client.
  */
 @Catch()
@@ -27,7 +27,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     let error = asGatewayError(exception, req.method, requestPath(req));
     if (!error) {
       this.logger.error({ err: exception }, 'unhandled error');
-      error = new GatewayError('internal_error', INTERNAL_ERROR_MESSAGE);
+      error = new GatewayError('server.internal_error', INTERNAL_ERROR_MESSAGE);
     }
     failResponse(res, error);
   }

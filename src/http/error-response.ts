@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import type { Response } from 'express';
+import type { ErrorCode } from '../errors/error-codes';
 import { GatewayError, type ErrorType } from '../errors/gateway-error';
 
 export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
@@ -21,22 +22,24 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   service_unavailable: 503,
 };
 
-/** Framework statuses we may meet, by the type they become. Anything else 4xx is a bad request. */
-const TYPE_BY_STATUS: Readonly<Record<number, ErrorType>> = {
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not_found',
-  408: 'request_timeout',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-  429: 'rate_limit_exceeded',
-  503: 'service_unavailable',
+/**
+ * Framework statuses we may meet, by the code they become: the gateway's own code where the failure
+ * is one it names itself, else a generic `http.` one. Anything else 4xx is a bad request.
+ */
+const CODE_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
+  401: 'http.unauthorized',
+  403: 'http.forbidden',
+  408: 'request.timeout',
+  413: 'request.body_too_large',
+  415: 'request.unsupported_content_type',
+  429: 'rate_limit.exceeded',
+  503: 'http.service_unavailable',
 };
 
 export const INTERNAL_ERROR_MESSAGE = 'internal error';
 
 export function routeNotFound(method: string, path: string): GatewayError {
-  return new GatewayError('not_found', `route not found: ${method} ${path.slice(0, 200)}`);
+  return new GatewayError('route.not_found', `route not found: ${method} ${path.slice(0, 200)}`);
 }
 
 /**
@@ -50,8 +53,7 @@ export function asGatewayError(exception: unknown, method: string, path: string)
   const status = exception.getStatus();
   if (status === 404) return routeNotFound(method, path);
   if (status >= 500 && status !== 503) return null;
-  const type = TYPE_BY_STATUS[status] ?? 'bad_request';
-  return new GatewayError(type, httpExceptionMessage(exception));
+  return new GatewayError(CODE_BY_STATUS[status] ?? 'http.bad_request', httpExceptionMessage(exception));
 }
 
 function httpExceptionMessage(exception: HttpException): string {
@@ -62,12 +64,20 @@ function httpExceptionMessage(exception: HttpException): string {
   return typeof message === 'string' ? message : exception.message;
 }
 
+/**
+ * The envelope of spec 2.12 with `code` beside `type` and `message`, as OpenAI's envelope has one
+ * (docs/decisions.md, "Stable error codes").
+ */
+export function errorBody(error: GatewayError): { error: { type: ErrorType; message: string; code: ErrorCode } } {
+  return { error: { type: error.type, message: error.message, code: error.code } };
+}
+
 export function sendError(res: Response, error: GatewayError): void {
   const status = ERROR_STATUS[error.type];
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   if (status === 413) res.setHeader('Connection', 'close');
-  res.status(status).json({ error: { type: error.type, message: error.message } });
+  res.status(status).json(errorBody(error));
 }
 
 /**
@@ -82,7 +92,7 @@ export function failResponse(res: Response, error: GatewayError): void {
   } else if (res.writableEnded) {
     return;
   } else if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) {
-    res.end(`data: ${JSON.stringify({ error: { type: error.type, message: error.message } })}\n\n`);
+    res.end(`data: ${JSON.stringify(errorBody(error))}\n\n`);
   } else {
     res.destroy();
   }

@@ -3,6 +3,8 @@ import { createServer, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { GatewayEnv } from '../config/gateway-config';
+import { GatewayError } from '../errors/gateway-error';
+import { ERROR_STATUS, errorBody } from './error-response';
 import { REQUEST_ID_HEADER } from './request-context.middleware';
 import { securityHeaders } from './security-headers';
 
@@ -33,13 +35,14 @@ export class GatewayHttpAdapter extends ExpressAdapter {
       socket.destroy();
       return;
     }
-    const [status, type, message] =
+    const error =
       err.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'request_header_fields_too_large', `request headers exceed ${MAX_HEADER_BYTES} bytes`]
+        ? new GatewayError('request.headers_too_large', `request headers exceed ${MAX_HEADER_BYTES} bytes`)
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? [408, 'request_timeout', 'request not received in time']
-          : [400, 'bad_request', 'malformed HTTP request'];
-    const body = JSON.stringify({ error: { type, message } });
+          ? new GatewayError('request.receive_timeout', 'request not received in time')
+          : new GatewayError('request.malformed_http', 'malformed HTTP request');
+    const status = ERROR_STATUS[error.type];
+    const body = JSON.stringify(errorBody(error));
     const headers = [
       ['Content-Type', 'application/json; charset=utf-8'],
       ['Content-Length', String(Buffer.byteLength(body))],

@@ -1,7 +1,9 @@
 import { Module, RequestMethod, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { APP_PIPE } from '@nestjs/core';
 import { BodyLimits } from './body-limits';
 import { ConcurrencyLimitMiddleware } from './concurrency-limit.middleware';
 import { CorsMiddleware } from './cors.middleware';
+import { dtoValidationPipe } from './dto-validation.pipe';
 import { EdgeChainMiddleware } from './edge-chain.middleware';
 import { HttpMetrics } from './http-metrics';
 import { HttpMetricsMiddleware } from './http-metrics.middleware';
@@ -13,6 +15,7 @@ import { RequestTimeoutMiddleware } from './request-timeout.middleware';
  * The edge every request crosses, in this order, after the access logger: context (request id,
  * security headers, cancellation), metrics, CORS, concurrency cap, timeout, JSON body. Being Nest
  * middleware on every path, it also runs for unknown routes, so their 404 gets the same headers.
+ * Bodies typed as DTO classes are validated by one global pipe.
  */
 @Module({})
 export class HttpEdgeModule implements NestModule {
@@ -28,6 +31,7 @@ export class HttpEdgeModule implements NestModule {
         ConcurrencyLimitMiddleware,
         RequestTimeoutMiddleware,
         JsonBodyMiddleware,
+        { provide: APP_PIPE, useFactory: dtoValidationPipe },
       ],
     };
   }

@@ -23,7 +23,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
     if (!hasBody(req)) return next();
     if (!typeis(req, JSON_TYPES)) {
       res.setHeader('Connection', 'close');
-      return next(new GatewayError('unsupported_media_type', 'Content-Type must be application/json'));
+      return next(new GatewayError('request.unsupported_content_type', 'Content-Type must be application/json'));
     }
     const limit = this.limits.limitFor(requestPath(req));
     this.parserFor(limit)(req, res, (err?: unknown) => {
@@ -58,18 +58,18 @@ function hasBody(req: Request): boolean {
 function bodyError(err: unknown, limit: number): GatewayError {
   switch ((err as { type?: string }).type) {
     case 'entity.too.large':
-      return new GatewayError('payload_too_large', `request body exceeds ${limit} bytes`);
+      return new GatewayError('request.body_too_large', `request body exceeds ${limit} bytes`);
     case 'entity.parse.failed':
-      return new GatewayError('bad_request', 'malformed JSON body');
+      return new GatewayError('request.malformed_json', 'malformed JSON body');
     case 'charset.unsupported':
-      return new GatewayError('unsupported_media_type', 'JSON bodies must be UTF-8');
+      return new GatewayError('request.unsupported_charset', 'JSON bodies must be UTF-8');
     case 'encoding.unsupported':
-      return new GatewayError('unsupported_media_type', 'unsupported Content-Encoding');
+      return new GatewayError('request.unsupported_encoding', 'unsupported Content-Encoding');
     case 'request.aborted':
-      return new GatewayError('bad_request', 'request body aborted');
+      return new GatewayError('request.body_aborted', 'request body aborted');
     case 'request.size.invalid':
-      return new GatewayError('bad_request', 'request body does not match its Content-Length');
+      return new GatewayError('request.body_length_mismatch', 'request body does not match its Content-Length');
     default:
-      return new GatewayError('bad_request', 'unreadable request body');
+      return new GatewayError('request.unreadable_body', 'unreadable request body');
   }
 }

@@ -27,7 +27,7 @@ export class RequestTimeoutMiddleware implements NestMiddleware {
 
   private expire(req: Request, res: Response): void {
     if (req.gw.timeoutSuspended) return;
-    const error = new GatewayError('request_timeout', `request exceeded the ${this.timeoutMs / 1000} s timeout`);
+    const error = new GatewayError('request.timeout', `request exceeded the ${this.timeoutMs / 1000} s timeout`);
     req.gw.abort(error);
     failResponse(res, error);
   }

@@ -29,7 +29,7 @@ describe.each([['anthropic/claude-test-free'], ['google/gemini-test-free']])('%s
     const res = await fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages }) });
 
     expect(res.status).toBe(400);
-    expect(((await res.json()) as { error: { type: string; message: string } }).error).toMatchObject({ type: 'bad_request', message: expect.stringMatching(/blank/) });
+    expect(((await res.json()) as { error: { type: string; message: string } }).error).toMatchObject({ type: 'bad_request', message: expect.stringMatching(/blank/), code: 'chat.blank_conversation' });
     expect(upstreams.anthropic.requests.length + upstreams.google.requests.length).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
-import { ComputeBudgetProgram, Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { ComputeBudgetProgram, Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import { transactionFee } from '../../libs/solana-localnet/transaction-fee';
 import { MemoryExposureLedger } from '../../src/adapters/memory/memory-exposure-ledger';
 import { MemorySponsorshipLedger } from '../../src/adapters/memory/memory-sponsorship-ledger';

@@ -12,7 +12,7 @@ import { postFrom } from '../support/loopback-client';
  */
 
 const MiB = 1024 * 1024;
-const BLOCKED = { error: { type: 'bad_request', message: 'Request blocked by content policy' } };
+const BLOCKED = { error: { type: 'bad_request', message: 'Request blocked by content policy', code: 'chat.content_blocked' } };
 
 /**
  * How much longer than with an ordinary megabyte /health may wait behind an adversarial one: text
@@ -20,7 +20,7 @@ const BLOCKED = { error: { type: 'bad_request', message: 'Request blocked by con
  * a letter of a word), but linearly; a super-linear scan takes hundreds of times longer.
  */
 const ORDINARY_MULTIPLE = 8;
-const TOO_MANY = { error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.' } };
+const TOO_MANY = { error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded' } };
 
 /** A paid-profile chat body of just under `bytes` whose one user message is `unit` repeated (plus `tail`). */
 function chatBodyOfSize(unit: string, bytes: number, tail = ''): string {
@@ -164,13 +164,13 @@ describe('adversarial bodies on the unpaid path', () => {
         headers: { 'content-type': 'application/json' },
         body: `{"model":"auto","messages":[{"role":"user","content":"Look it up."}],"tools":[{"type":"function","function":{"name":"lookup","parameters":${parameters}}}]}`,
       });
-      expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: { type: 'bad_request', message: tooDeep } } });
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: { type: 'bad_request', message: tooDeep, code: 'request.nesting_too_deep' } } });
 
       // The deepest the openai client can send (4,000 levels) reaches it as a BadRequestError with the gateway's message.
       let schema: Record<string, unknown> = { type: 'string' };
       for (let i = 0; i < 2_000; i++) schema = { type: 'object', properties: { a: schema } };
       const asked = client.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'Look it up.' }], tools: [{ type: 'function', function: { name: 'lookup', parameters: schema } }] });
-      await expect(asked).rejects.toMatchObject({ status: 400, error: { type: 'bad_request', message: tooDeep } });
+      await expect(asked).rejects.toMatchObject({ status: 400, error: { type: 'bad_request', message: tooDeep, code: 'request.nesting_too_deep' } });
     });
 
     it('response_format and message content nested a million deep are 400s too, and the gateway serves on', async () => {
@@ -179,12 +179,12 @@ describe('adversarial bodies on the unpaid path', () => {
       const format = await post(`{"model":"auto","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":${deep('[', '', ']')}}}`);
       expect({ status: format.status, body: await format.json() }).toEqual({
         status: 400,
-        body: { error: { type: 'bad_request', message: 'response_format.json_schema[0][0]... is nested too deeply: objects and arrays may nest at most 64 levels' } },
+        body: { error: { type: 'bad_request', message: 'response_format.json_schema[0][0]... is nested too deeply: objects and arrays may nest at most 64 levels', code: 'request.nesting_too_deep' } },
       });
       const content = await post(`{"model":"auto","messages":[{"role":"user","content":[{"type":"text","text":"hi","extra":${deep('{"a":', '1', '}')}}]}]}`);
       expect({ status: content.status, body: await content.json() }).toEqual({
         status: 400,
-        body: { error: { type: 'bad_request', message: 'messages[0].content[0]... is nested too deeply: objects and arrays may nest at most 64 levels' } },
+        body: { error: { type: 'bad_request', message: 'messages[0].content[0]... is nested too deeply: objects and arrays may nest at most 64 levels', code: 'request.nesting_too_deep' } },
       });
       expect((await fetch(`${gateway.url}/health`)).status).toBeLessThan(500);
     });

@@ -157,40 +157,42 @@ describe('catalog, routing and the 402 quote', () => {
   const message = [{ role: 'user', content: 'hi' }];
   const many = (n: number): unknown[] => Array.from({ length: n }, () => ({ role: 'user', content: 'x' }));
   it.each([
-    [{ messages: message }, 400, 'bad_request', 'model is required'],
-    [{ model: 'auto' }, 400, 'bad_request', 'messages is required'],
-    [{ model: 'auto', messages: [] }, 400, 'bad_request', 'messages must NOT have fewer than 1 items'],
-    [{ model: 'auto', messages: many(257) }, 400, 'bad_request', 'too many messages: 257 exceeds maximum of 256'],
-    [{ model: 'auto', messages: [{ role: 'robot', content: 'x' }] }, 400, 'bad_request', 'messages[0].role must be one of: system, user, assistant, tool, developer'],
-    [{ model: 'auto', messages: [{ role: 'user', content: 42 }] }, 400, 'bad_request', 'messages[0].content must be string or array or null'],
-    [{ model: 'auto', messages: [{ role: 'user', content: [{ type: 'audio' }] }] }, 400, 'bad_request', 'messages[0].content[0].type must be one of: text, image_url'],
-    [{ model: 'auto', messages: [{ role: 'user', tool_calls: [] }] }, 400, 'bad_request', 'messages[0].tool_calls is allowed only on assistant messages'],
-    [{ model: 'auto', messages: [{ role: 'tool', content: 'x' }] }, 400, 'bad_request', 'messages[0].tool_call_id is required on tool messages'],
-    [{ model: 'auto', messages: message, temperature: 2.5 }, 400, 'bad_request', 'temperature must be <= 2'],
-    [{ model: 'auto', messages: message, temperature: -1 }, 400, 'bad_request', 'temperature must be >= 0'],
-    [{ model: 'auto', messages: message, top_p: 1.5 }, 400, 'bad_request', 'top_p must be <= 1'],
-    [{ model: 'auto', messages: message, max_tokens: 0 }, 400, 'bad_request', 'max_tokens must be >= 1'],
-    [{ model: 'auto', messages: message, max_tokens: 1.5 }, 400, 'bad_request', 'max_tokens must be integer'],
-    [{ model: 'auto', messages: message, n: 2 }, 400, 'bad_request', 'n must be 1: one quote buys one completion'],
-    [{ model: 'auto', messages: message, stream: 'yes' }, 400, 'bad_request', 'stream must be boolean'],
-    [{ model: 'auto', messages: message, tools: [{ type: 'function' }] }, 400, 'bad_request', 'tools[0].function is required'],
-    [{ model: 'auto', messages: message, tool_choice: 'sometimes' }, 400, 'bad_request', 'tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": ...}}'],
-    [{ model: 'gpt-99', messages: message }, 404, 'model_not_found', 'model not found: gpt-99'],
+    [{ messages: message }, 400, 'bad_request', 'model is required', 'request.invalid_body'],
+    [{ model: 'auto' }, 400, 'bad_request', 'messages is required', 'request.invalid_body'],
+    [{ model: 'auto', messages: [] }, 400, 'bad_request', 'messages must NOT have fewer than 1 items', 'request.invalid_body'],
+    [{ model: 'auto', messages: many(257) }, 400, 'bad_request', 'too many messages: 257 exceeds maximum of 256', 'chat.too_many_messages'],
+    [{ model: 'auto', messages: [{ role: 'robot', content: 'x' }] }, 400, 'bad_request', 'messages[0].role must be one of: system, user, assistant, tool, developer', 'request.invalid_body'],
+    [{ model: 'auto', messages: [{ role: 'user', content: 42 }] }, 400, 'bad_request', 'messages[0].content must be string or array or null', 'request.invalid_body'],
+    [{ model: 'auto', messages: [{ role: 'user', content: [{ type: 'audio' }] }] }, 400, 'bad_request', 'messages[0].content[0].type must be one of: text, image_url', 'request.invalid_body'],
+    [{ model: 'auto', messages: [{ role: 'user', tool_calls: [] }] }, 400, 'bad_request', 'messages[0].tool_calls is allowed only on assistant messages', 'chat.invalid_tool_message'],
+    [{ model: 'auto', messages: [{ role: 'tool', content: 'x' }] }, 400, 'bad_request', 'messages[0].tool_call_id is required on tool messages', 'chat.invalid_tool_message'],
+    [{ model: 'auto', messages: message, temperature: 2.5 }, 400, 'bad_request', 'temperature must be <= 2', 'request.invalid_body'],
+    [{ model: 'auto', messages: message, temperature: -1 }, 400, 'bad_request', 'temperature must be >= 0', 'request.invalid_body'],
+    [{ model: 'auto', messages: message, top_p: 1.5 }, 400, 'bad_request', 'top_p must be <= 1', 'request.invalid_body'],
+    [{ model: 'auto', messages: message, max_tokens: 0 }, 400, 'bad_request', 'max_tokens must be >= 1', 'request.invalid_body'],
+    [{ model: 'auto', messages: message, max_tokens: 1.5 }, 400, 'bad_request', 'max_tokens must be integer', 'request.invalid_body'],
+    [{ model: 'auto', messages: message, n: 2 }, 400, 'bad_request', 'n must be 1: one quote buys one completion', 'request.invalid_body'],
+    [{ model: 'auto', messages: message, stream: 'yes' }, 400, 'bad_request', 'stream must be boolean', 'request.invalid_body'],
+    [{ model: 'auto', messages: message, tools: [{ type: 'function' }] }, 400, 'bad_request', 'tools[0].function is required', 'request.invalid_body'],
+    [{ model: 'auto', messages: message, tool_choice: 'sometimes' }, 400, 'bad_request', 'tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": ...}}', 'request.invalid_body'],
+    [{ model: 'gpt-99', messages: message }, 404, 'model_not_found', 'model not found: gpt-99', 'chat.model_not_found'],
     [
       { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] },
       415,
       'unsupported_media_type',
       'model openai/gpt-4o-mini does not accept image input; see GET /v1/models for capabilities',
+      'chat.vision_unsupported',
     ],
     [
       { model: 'google/gemini-2.5-flash-lite', messages: message, tools: [{ type: 'function', function: { name: 'f' } }] },
       400,
       'bad_request',
       'model google/gemini-2.5-flash-lite does not accept tools; see GET /v1/models for capabilities',
+      'chat.tools_unsupported',
     ],
-  ])('refuses invalid body #%# with its status, type and message, never a 402', async (body, status, type, messageText) => {
+  ])('refuses invalid body #%# with its status, type and message, never a 402', async (body, status, type, messageText, code) => {
     const res = await post(gateway, body);
-    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: { type, message: messageText } } });
+    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: { type, message: messageText, code } } });
     expect(res.headers.get('payment-required')).toBeNull();
   });
 

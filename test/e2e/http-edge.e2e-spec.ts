@@ -15,12 +15,13 @@ function expectEdgeHeaders(res: Response): void {
   expect(res.headers.get('x-gw-request-id')).toMatch(UUID);
 }
 
-async function expectEnvelope(res: Response, status: number, type: string): Promise<string> {
+async function expectEnvelope(res: Response, status: number, type: string, code: string): Promise<string> {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  const body = (await res.json()) as { error: { type: string; message: string } };
+  const body = (await res.json()) as { error: { type: string; message: string; code: string } };
   expect(Object.keys(body)).toEqual(['error']);
   expect(body.error.type).toBe(type);
+  expect(body.error.code).toBe(code);
   expect(typeof body.error.message).toBe('string');
   return body.error.message;
 }
@@ -60,13 +61,13 @@ describe('HTTP edge (development)', () => {
     it('400', async () => {
       const res = await fetch(`${url}/test/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"a":' });
       expectEdgeHeaders(res);
-      expect(await expectEnvelope(res, 400, 'bad_request')).toBe('malformed JSON body');
+      expect(await expectEnvelope(res, 400, 'bad_request', 'request.malformed_json')).toBe('malformed JSON body');
     });
 
     it('404', async () => {
       const res = await fetch(`${url}/no/such/route?x=1`);
       expectEdgeHeaders(res);
-      expect(await expectEnvelope(res, 404, 'not_found')).toBe('route not found: GET /no/such/route');
+      expect(await expectEnvelope(res, 404, 'not_found', 'route.not_found')).toBe('route not found: GET /no/such/route');
     });
 
     it('413', async () => {
@@ -76,7 +77,7 @@ describe('HTTP edge (development)', () => {
         body: JSON.stringify({ pad: 'x'.repeat(TEN_MB) }),
       });
       expectEdgeHeaders(res);
-      expect(await expectEnvelope(res, 413, 'payload_too_large')).toBe(`request body exceeds ${TEN_MB} bytes`);
+      expect(await expectEnvelope(res, 413, 'payload_too_large', 'request.body_too_large')).toBe(`request body exceeds ${TEN_MB} bytes`);
     });
 
     it('gives each response its own request id', async () => {
@@ -88,38 +89,38 @@ describe('HTTP edge (development)', () => {
   describe('error envelope for framework errors', () => {
     it('malformed JSON is 400 bad_request', async () => {
       const res = await fetch(`${url}/test/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json}' });
-      await expectEnvelope(res, 400, 'bad_request');
+      await expectEnvelope(res, 400, 'bad_request', 'request.malformed_json');
     });
 
     it('a JSON scalar body (not an object or array) is 400 bad_request', async () => {
       const res = await fetch(`${url}/test/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '"text"' });
-      await expectEnvelope(res, 400, 'bad_request');
+      await expectEnvelope(res, 400, 'bad_request', 'request.malformed_json');
     });
 
     it('an unknown route is 404 not_found, whatever the method', async () => {
       const res = await fetch(`${url}/v1/nothing`, { method: 'DELETE' });
-      await expectEnvelope(res, 404, 'not_found');
+      await expectEnvelope(res, 404, 'not_found', 'route.not_found');
     });
 
     it('a non-JSON content type on a JSON route is 415 unsupported_media_type', async () => {
       const res = await fetch(`${url}/test/echo`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
-      expect(await expectEnvelope(res, 415, 'unsupported_media_type')).toBe('Content-Type must be application/json');
+      expect(await expectEnvelope(res, 415, 'unsupported_media_type', 'request.unsupported_content_type')).toBe('Content-Type must be application/json');
     });
 
     it('a body without any content type is 415', async () => {
       const res = await fetch(`${url}/test/echo`, { method: 'POST', body: new Uint8Array([123, 125]) });
-      await expectEnvelope(res, 415, 'unsupported_media_type');
+      await expectEnvelope(res, 415, 'unsupported_media_type', 'request.unsupported_content_type');
     });
 
     it('a non-UTF-8 charset is 415', async () => {
       const res = await fetch(`${url}/test/echo`, { method: 'POST', headers: { 'content-type': 'application/json; charset=latin1' }, body: '{}' });
-      await expectEnvelope(res, 415, 'unsupported_media_type');
+      await expectEnvelope(res, 415, 'unsupported_media_type', 'request.unsupported_charset');
     });
 
     it('an unexpected error is 500 internal_error with no detail of it', async () => {
       const res = await fetch(`${url}/test/boom`);
       const text = await res.clone().text();
-      expect(await expectEnvelope(res, 500, 'internal_error')).toBe('internal error');
+      expect(await expectEnvelope(res, 500, 'internal_error', 'server.internal_error')).toBe('internal error');
       expect(text).not.toMatch(/hunter2|secret\.ts|at /);
     });
 
@@ -150,7 +151,7 @@ describe('HTTP edge (development)', () => {
       const small = await fetch(`${url}/test/small`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(900) }) });
       expect(small.status).toBe(200);
       const large = await fetch(`${url}/test/small`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pad: 'x'.repeat(1100) }) });
-      expect(await expectEnvelope(large, 413, 'payload_too_large')).toBe('request body exceeds 1024 bytes');
+      expect(await expectEnvelope(large, 413, 'payload_too_large', 'request.body_too_large')).toBe('request body exceeds 1024 bytes');
     });
 
     it('accepts application/*+json', async () => {
@@ -168,7 +169,7 @@ describe('HTTP edge (development)', () => {
     it('answers headers past 64 KB with 431 in the envelope, with the edge headers', async () => {
       const res = await rawGet(`${url}/health/live`, { 'x-pad': 'B'.repeat(70 * 1024) });
       expect(res.status).toBe(431);
-      expect(JSON.parse(res.body)).toEqual({ error: { type: 'request_header_fields_too_large', message: 'request headers exceed 65536 bytes' } });
+      expect(JSON.parse(res.body)).toEqual({ error: { type: 'request_header_fields_too_large', message: 'request headers exceed 65536 bytes', code: 'request.headers_too_large' } });
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['x-gw-request-id']).toMatch(UUID);
     });
@@ -203,7 +204,7 @@ describe('HTTP edge (development)', () => {
       const res = await preflight('https://evil.example');
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
       expectEdgeHeaders(res);
-      expect(await expectEnvelope(res, 403, 'forbidden')).toBe('CORS origin not allowed');
+      expect(await expectEnvelope(res, 403, 'forbidden', 'cors.origin_not_allowed')).toBe('CORS origin not allowed');
     });
 
     it('exposes the payment, receipt, request-id and rate-limit headers to allowed origins', async () => {

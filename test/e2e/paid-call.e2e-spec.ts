@@ -81,7 +81,7 @@ describe('PaidCall: what stops a paid call from acceptance, one call per replay 
     const streamed = sseDataOf(raw);
     expect(streamed).not.toContain('[DONE]');
     expect(streamedContent(streamed)).toBe('');
-    expect(errorEvents(streamed)).toEqual([expect.objectContaining({ type: 'request_timeout' })]);
+    expect(errorEvents(streamed)).toEqual([expect.objectContaining({ type: 'request_timeout', code: 'request.timeout' })]);
     await sleep(300);
     expect(changeSince(world, payer, before)).toEqual(NOTHING_MOVED);
     expect(await finalReceipt(gateway, res, raw)).toMatchObject({ status: 'not_charged', amount_charged_atomic: '0' });

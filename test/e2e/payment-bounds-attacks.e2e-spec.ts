@@ -89,6 +89,7 @@ describe('attacks on the payment bounds', () => {
         status: 402,
         type: 'invalid_payment',
         message: expect.stringMatching(/^payment transaction blockhash expires in \d s, less than the 20 s a payment needs/),
+        code: 'payment.blockhash_short_lived',
         providerCalls: 0,
       });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
@@ -299,7 +300,7 @@ describe('attacks on the payment bounds', () => {
         expect((await pay(gateway, payer, { layout: 'sponsored' })).status).toBe(402);
         await redis.kill();
         const afterKill = await refusal(await pay(gateway, payer, { layout: 'sponsored' }));
-        expect(afterKill).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this (wallet|client) has used its sponsored fees/) });
+        expect(afterKill).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this (wallet|client) has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
       });
     });
 

@@ -57,7 +57,7 @@ describe('payment bounds on the local chain', () => {
       const calls = suite.providerRequests();
 
       const sponsored = await pay(gateway, payer, { layout: 'sponsored', instructions: costly });
-      expect(await refusal(sponsored)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED) });
+      expect(await refusal(sponsored)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED), code: 'payment.fee_not_sponsored' });
       expect(suite.providerRequests()).toBe(calls);
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
 
@@ -75,10 +75,10 @@ describe('payment bounds on the local chain', () => {
       expect((await pay(gateway, first, { layout: 'sponsored' })).status).toBe(200);
       expect((await pay(gateway, first, { layout: 'sponsored' })).status).toBe(200);
       const overWallet = await refusal(await pay(gateway, first, { layout: 'sponsored' }));
-      expect(overWallet).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/) });
+      expect(overWallet).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
       // Another wallet from the same client address meets the client's bound.
       const overClient = await refusal(await pay(gateway, second, { layout: 'sponsored' }));
-      expect(overClient).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this client has used its sponsored fees/) });
+      expect(overClient).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this client has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
       // Paying the fee itself is always accepted.
       expect((await pay(gateway, first, { layout: 'client-paid' })).status).toBe(200);
 
@@ -102,7 +102,7 @@ describe('payment bounds on the local chain', () => {
       expect(await metric(gateway, 'gw_sponsorship_window_lamports')).toEqual([`gw_sponsorship_window_lamports ${2 * SPONSORED_FEE}`]);
       expect(await metric(gateway, 'gw_fee_payer_balance_lamports')).toEqual([`gw_fee_payer_balance_lamports{fee_payer="${world().feePayer.publicKey.toBase58()}"} ${world().localnet.solBalance(world().feePayer.publicKey)}`]);
       const overGlobal = await refusal(await pay(gateway, payer, { layout: 'sponsored' }));
-      expect(overGlobal).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/) });
+      expect(overGlobal).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/), code: 'payment.fee_not_sponsored' });
       expect((await pay(gateway, payer, { layout: 'client-paid' })).status).toBe(200);
       // Two sponsored fees paid by the fee payer, no more.
       expect(changeSince(world(), payer, before).feePayerLamports).toBe(BigInt(-2 * SPONSORED_FEE));
@@ -139,14 +139,14 @@ describe('payment bounds on the local chain', () => {
       world().localnet.fundUsdc(payer.publicKey, 2n * amount);
       expect((await pay(gateway, payer, { layout: 'sponsored' })).status).toBe(200);
       // Two fees counted (the failed one and this one): a third is past the wallet's bound.
-      expect(await refusal(await pay(gateway, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/) });
+      expect(await refusal(await pay(gateway, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
     });
 
     it('quotes below GW_SPONSOR_MIN_ATOMIC advertise no fee payer, and a sponsored payment of one is refused', async () => {
       const gateway = await suite.start({ GW_SPONSOR_MIN_ATOMIC: '1000000' });
       const payer = fundedPayer(world());
       expect(await advertisedFeePayer(gateway)).toBeUndefined();
-      expect(await refusal(await pay(gateway, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED) });
+      expect(await refusal(await pay(gateway, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED), code: 'payment.fee_not_sponsored' });
       expect((await pay(gateway, payer, { layout: 'client-paid' })).status).toBe(200);
     });
   });
@@ -166,7 +166,7 @@ describe('payment bounds on the local chain', () => {
       await sleep(150);
 
       const shortLived = await refusal(await pay(gateway, payer));
-      expect(shortLived).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/^payment transaction blockhash expires in 1\d s, less than the 20 s a payment needs; sign a new payment/) });
+      expect(shortLived).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/^payment transaction blockhash expires in 1\d s, less than the 20 s a payment needs; sign a new payment/), code: 'payment.blockhash_short_lived' });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
 
       world().localnet.expireBlockhash();
@@ -185,7 +185,7 @@ describe('payment bounds on the local chain', () => {
       world().localnet.advanceSlots(lastValidBlockHeight - world().localnet.slot - 5);
 
       const res = await answer;
-      expect(await refusal(res)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/blockhash was about to expire before the answer began; nothing was charged/) });
+      expect(await refusal(res)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/blockhash was about to expire before the answer began; nothing was charged/), code: 'payment.expired_before_answer' });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
     });
   });
@@ -208,7 +208,7 @@ describe('payment bounds on the local chain', () => {
       const gateway = await suite.start({});
       const { statuses, moved, amount, refusals } = await race([gateway], 4);
       expect(statuses).toEqual([200, 200, 200, 429]);
-      expect(refusals).toEqual([{ retryAfter: '1', error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.' } }]);
+      expect(refusals).toEqual([{ retryAfter: '1', error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.payment_in_flight' } }]);
       expect(moved).toBe(3n * amount);
     });
 
@@ -240,7 +240,7 @@ describe('payment bounds on the local chain', () => {
         expect((await pay(first, payer, { layout: 'sponsored' })).status).toBe(200);
         expect((await pay(second, payer, { layout: 'sponsored' })).status).toBe(200);
         expect(await advertisedFeePayer(second)).toBeUndefined();
-        expect(await refusal(await pay(first, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/) });
+        expect(await refusal(await pay(first, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/), code: 'payment.fee_not_sponsored' });
         await until(async () => (await advertisedFeePayer(first)) === undefined, 5_000, 'the first instance sees the bound reached');
       });
     });

@@ -13,8 +13,8 @@ import { sseData } from '../support/upstreams';
 const coreClient = require('@x402/core/client') as typeof import('@x402/core/dist/cjs/client');
 const { wrapFetchWithPayment } = require('@x402/fetch') as typeof import('@x402/fetch/dist/cjs');
 const MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once' } };
-const UNVERIFIABLE = { error: { type: 'invalid_payment', message: 'Payment verification failed. Check your transaction and retry.' } };
+const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once', code: 'payment.replayed' } };
+const UNVERIFIABLE = { error: { type: 'invalid_payment', message: 'Payment verification failed. Check your transaction and retry.', code: 'payment.unverifiable' } };
 
 describe('x402 payments end to end on the local chain', () => {
   let world: PaidWorld;
@@ -146,18 +146,18 @@ describe('x402 payments end to end on the local chain', () => {
   describe('refused payments: the spec status and message, before any provider call, no balance moved', () => {
     const wrongMint = Keypair.generate().publicKey;
     const cases: Array<[string, (w: PaidWorld, h: Parameters<typeof specPaymentHeader>[1]) => string, number, unknown]> = [
-      ['wrong mint (accepted.asset)', (w, h) => specPaymentHeader(w, h, { accepted: { asset: wrongMint.toBase58() } }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment asset does not match; use the asset advertised in the 402 \(/) } }],
-      ['wrong recipient (accepted.pay_to)', (w, h) => specPaymentHeader(w, h, { accepted: { payTo: Keypair.generate().publicKey.toBase58() } }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment recipient does not match/) } }],
-      ['wrong network', (w, h) => specPaymentHeader(w, h, { accepted: { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' } }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment network does not match/) } }],
-      ['an amount below the quote', (w, h) => specPaymentHeader(w, h, { amount: BigInt(h.accepts[0].amount) - 1n }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment amount insufficient: paid \d+ but cost is \d+ atomic USDC$/) } }],
-      ['another resource', (w, h) => specPaymentHeader(w, h, { resourceUrl: '/v1/search' }), 400, { error: { type: 'bad_request', message: 'payment resource does not match this endpoint; use the resource advertised in the 402 (POST /v1/chat/completions)' } }],
+      ['wrong mint (accepted.asset)', (w, h) => specPaymentHeader(w, h, { accepted: { asset: wrongMint.toBase58() } }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment asset does not match; use the asset advertised in the 402 \(/), code: 'payment.asset_mismatch' } }],
+      ['wrong recipient (accepted.pay_to)', (w, h) => specPaymentHeader(w, h, { accepted: { payTo: Keypair.generate().publicKey.toBase58() } }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment recipient does not match/), code: 'payment.recipient_mismatch' } }],
+      ['wrong network', (w, h) => specPaymentHeader(w, h, { accepted: { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' } }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment network does not match/), code: 'payment.network_mismatch' } }],
+      ['an amount below the quote', (w, h) => specPaymentHeader(w, h, { amount: BigInt(h.accepts[0].amount) - 1n }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment amount insufficient: paid \d+ but cost is \d+ atomic USDC$/), code: 'payment.amount_insufficient' } }],
+      ['another resource', (w, h) => specPaymentHeader(w, h, { resourceUrl: '/v1/search' }), 400, { error: { type: 'bad_request', message: 'payment resource does not match this endpoint; use the resource advertised in the 402 (POST /v1/chat/completions)', code: 'payment.resource_mismatch' } }],
       ['a transfer of another mint inside the transaction', (w, h) => specPaymentHeader(w, h, { instructions: (p) => paymentInstructions(transferChecked(p, { amount: BigInt(h.accepts[0].amount), mint: wrongMint })) }), 402, UNVERIFIABLE],
       ['a transfer to another recipient inside the transaction', (w, h) => specPaymentHeader(w, h, { instructions: (p) => paymentInstructions(transferChecked(p, { amount: BigInt(h.accepts[0].amount), destination: getAssociatedTokenAddressSync(p.mint, Keypair.generate().publicKey) })) }), 402, UNVERIFIABLE],
       ['a plain Transfer', (w, h) => specPaymentHeader(w, h, { instructions: (p) => [createTransferInstruction(getAssociatedTokenAddressSync(p.mint, p.payer.publicKey), getAssociatedTokenAddressSync(p.mint, p.payTo), p.payer.publicKey, BigInt(h.accepts[0].amount))] }), 402, UNVERIFIABLE],
       ['an unsigned transaction', (w, h) => specPaymentHeader(w, h, { signers: [] }), 402, UNVERIFIABLE],
       ["a transfer out of the gateway's fee payer", (w, h) => specPaymentHeader(w, h, { layout: 'sponsored', signers: [w.feePayer], instructions: (p) => paymentInstructions(transferChecked(p, { amount: BigInt(h.accepts[0].amount), authority: w.feePayer.publicKey })) }), 402, UNVERIFIABLE],
-      ['a payer without funds', (w, h) => specPaymentHeader(w, h, { payer: unfunded(w) }), 402, { error: { type: 'invalid_payment', message: expect.any(String) } }],
-      ['a header that is not a payment', () => 'bm90IGEgcGF5bWVudA==', 402, { error: { type: 'invalid_payment', message: expect.stringMatching(/^malformed PAYMENT-SIGNATURE header: /) } }],
+      ['a payer without funds', (w, h) => specPaymentHeader(w, h, { payer: unfunded(w) }), 402, { error: { type: 'invalid_payment', message: expect.any(String), code: 'payment.insufficient_funds' } }],
+      ['a header that is not a payment', () => 'bm90IGEgcGF5bWVudA==', 402, { error: { type: 'invalid_payment', message: expect.stringMatching(/^malformed PAYMENT-SIGNATURE header: /), code: 'payment.malformed' } }],
     ];
     it.each(cases)('%s', async (_name, makeHeader, status, body) => {
       const { header } = await quote(gateway, chatBody());
@@ -208,8 +208,9 @@ describe('x402 payments end to end on the local chain', () => {
     world.localnet.expireBlockhash(); // the transaction can no longer land
     const res = await pending;
     expect(res.status).toBe(500);
-    const { error } = (await res.json()) as { error: { type: string; message: string } };
+    const { error } = (await res.json()) as { error: { type: string; message: string; code: string } };
     expect(error.type).toBe('settlement_failed');
+    expect(error.code).toBe('payment.settlement_failed');
     const receiptPath = /^the payment could not be settled on chain, so the answer was not delivered; nothing was charged; the receipt (\/v1\/receipts\/[0-9a-f-]{36}) records the attempt$/.exec(error.message)?.[1];
     expect(receiptPath).toBeDefined();
     const receipt = (await (await fetch(`${gateway.url}${receiptPath}`)).json()) as Record<string, unknown>;
@@ -242,7 +243,7 @@ describe('x402 payments end to end on the local chain', () => {
     world.localnet.expireBlockhash();
     const res = await postChat(gateway, chatBody(), { 'payment-signature': payment });
     expect(res.status).toBe(402);
-    expect(((await res.json()) as { error: { type: string } }).error.type).toBe('invalid_payment');
+    expect(((await res.json()) as { error: { type: string; code: string } }).error).toMatchObject({ type: 'invalid_payment', code: 'payment.blockhash_expired' });
   });
 
   it('a payment header over 50 KB is 402 invalid_payment; a 49 KB one is accepted', async () => {
@@ -254,7 +255,7 @@ describe('x402 payments end to end on the local chain', () => {
     };
     const tooBig = await postChat(gateway, chatBody(), { 'payment-signature': raw(50 * 1024 + 1) });
     expect(tooBig.status).toBe(402);
-    expect(await tooBig.json()).toEqual({ error: { type: 'invalid_payment', message: 'PAYMENT-SIGNATURE exceeds 50 KB' } });
+    expect(await tooBig.json()).toEqual({ error: { type: 'invalid_payment', message: 'PAYMENT-SIGNATURE exceeds 50 KB', code: 'payment.header_too_large' } });
     const fits = await postChat(gateway, chatBody(), { 'payment-signature': raw(49 * 1024) });
     expect(fits.status).toBe(200);
   });
@@ -265,7 +266,7 @@ describe('x402 payments end to end on the local chain', () => {
     const accepted = { scheme: 'exact', network: offer.network, amount: offer.amount, asset: offer.asset, pay_to: offer.payTo, max_timeout_seconds: 300 };
     const escrow = { x402_version: 2, resource: { url: CHAT_PATH, method: 'POST' }, accepted, payload: { deposit_tx: Buffer.alloc(10).toString('base64'), service_id: Buffer.alloc(32).toString('base64'), agent_pubkey: world.payer.publicKey.toBase58() } };
     const res = await postChat(gateway, chatBody(), { 'payment-signature': JSON.stringify(escrow) });
-    expect(await res.json()).toEqual({ error: { type: 'bad_request', message: 'payment scheme exact does not match its escrow payload' } });
+    expect(await res.json()).toEqual({ error: { type: 'bad_request', message: 'payment scheme exact does not match its escrow payload', code: 'payment.scheme_payload_mismatch' } });
     const channel = { ...escrow, payload: { request_digest: Buffer.alloc(32).toString('base64'), cumulative: '100', expiry_slot: 1000, signature: 'x' } };
     const channelRes = await postChat(gateway, chatBody(), { 'payment-signature': JSON.stringify(channel) });
     expect(channelRes.status).toBe(404);

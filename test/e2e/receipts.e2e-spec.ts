@@ -4,6 +4,7 @@ import { ReceiptStore } from '../../src/modules/payments/ports/receipt-store';
 import { pendingReceipt } from '../contracts/receipt-store.contract';
 import { startTestGateway, tempDir } from '../support/gateway-harness';
 import { createTestDatabase } from '../support/postgres';
+import { startPrivateRedis, type PrivateRedis } from '../support/private-redis';
 import { serviceAvailable } from '../support/services';
 
 interface Answer {
@@ -104,7 +105,7 @@ function receiptRoute(storage: () => Promise<Storage>): void {
       const malformed = await getReceipt(gateway(), 'not-a-uuid');
       for (const res of [unknown, malformed]) {
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: { type: 'not_found', message: 'receipt not found' } });
+        expect(res.body).toEqual({ error: { type: 'not_found', message: 'receipt not found', code: 'receipt.not_found' } });
       }
     });
   });
@@ -126,7 +127,7 @@ function receiptRoute(storage: () => Promise<Storage>): void {
       for (const id of [receipt.id, 'not-a-uuid']) {
         const refused = await getReceipt(gateway(), id);
         expect(refused.status).toBe(429);
-        expect(refused.body).toEqual({ error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.' } });
+        expect(refused.body).toEqual({ error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded' } });
         expect(refused.headers.get('x-ratelimit-limit')).toBe('20');
         expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
         const reset = Number(refused.headers.get('x-ratelimit-reset'));
@@ -159,6 +160,34 @@ describe('GET /v1/receipts/:id with GW_STORAGE=none', () => {
   it('answers 503: receipt storage is not configured', async () => {
     const res = await getReceipt(gateway, randomUUID());
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: { type: 'service_unavailable', message: 'receipt storage is not configured' } });
+    expect(res.body).toEqual({ error: { type: 'service_unavailable', message: 'receipt storage is not configured', code: 'receipt.storage_not_configured' } });
+  });
+});
+
+const describeWithRedis = serviceAvailable('redis') ? describe : describe.skip;
+
+describeWithRedis('the receipts limit across two instances sharing Redis', () => {
+  let redis: PrivateRedis;
+  let gateways: RunningGateway[];
+
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    gateways = await Promise.all([startTestGateway({ REDIS_URL: redis.url }), startTestGateway({ REDIS_URL: redis.url })]);
+  });
+  afterAll(async () => {
+    await Promise.all(gateways.map((gateway) => gateway.close()));
+    await redis.close();
+  });
+
+  it('is one budget of 20 a minute per client: 10 lookups on each instance spend it, the 21st is refused on either', async () => {
+    const statuses: number[] = [];
+    for (let n = 0; n < 20; n += 1) statuses.push((await getReceipt(gateways[n % 2], randomUUID())).status);
+    expect(new Set(statuses)).toEqual(new Set([503]));
+
+    for (const gateway of gateways) {
+      const refused = await getReceipt(gateway, randomUUID());
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    }
   });
 });

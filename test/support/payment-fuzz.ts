@@ -1,6 +1,6 @@
 import { createHash, createPrivateKey, createPublicKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import { AccountLayout, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { Keypair, PublicKey, VersionedMessage } from '@solana/web3.js';
+import { type Keypair, PublicKey, VersionedMessage } from '@solana/web3.js';
 import * as fc from 'fast-check';
 import type { RunningGateway } from '../../src/gateway';
 import { decodePaymentSignature, encodePaymentSignature, type Casing, type PaymentRequiredHeader } from '../../libs/x402';

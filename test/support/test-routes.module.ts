@@ -1,7 +1,12 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Body, Controller, Get, HttpCode, Module, Post, Query, Req, Res } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Length, Min, ValidateNested } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AdminOnly } from '../../src/http/admin.guard';
+import { EnterpriseAuth, type EnterpriseCaller } from '../../src/http/enterprise-auth.guard';
+import { ORG_ROLES, type OrgRole } from '../../src/modules/orgs/domain/org-role';
+import { OrgApiKeys, type OrgKeyHolder } from '../../src/modules/orgs/ports/org-api-keys';
 import { ReqContext, type RequestContext } from '../../src/http/request-context';
 
 /** What the test routes saw, for assertions about cancellation. */
@@ -25,6 +30,52 @@ function waitForAbort(ctx: RequestContext, ms: number): Promise<void> {
       resolve();
     });
   });
+}
+
+/** A DTO as the REST routes declare them, nested to show where a problem is reported. */
+class TestMember {
+  @IsString()
+  @Length(32, 44)
+  wallet_address!: string;
+
+  @IsIn(ORG_ROLES)
+  role!: OrgRole;
+}
+
+class TestTeam {
+  @IsString()
+  @Length(1, 128)
+  name!: string;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  seats?: number;
+
+  @IsOptional()
+  @ValidateNested({ each: true })
+  @Type(() => TestMember)
+  members?: TestMember[];
+}
+
+/** Org API keys the test routes know, by the SHA-256 of the key. */
+const testKeys = new Map<string, OrgKeyHolder>();
+
+/** A fresh `gwk_` key for `orgId` with `role`, known to the test routes until `forgetTestOrgKeys`. */
+export function testOrgKey(orgId: string, role: OrgRole): string {
+  const key = `gwk_${randomBytes(32).toString('base64url')}`;
+  testKeys.set(createHash('sha256').update(key).digest('hex'), { keyId: `key-${testKeys.size + 1}`, orgId, role });
+  return key;
+}
+
+export function forgetTestOrgKeys(): void {
+  testKeys.clear();
+}
+
+class TestOrgApiKeys extends OrgApiKeys {
+  findActive(keyHash: Buffer): Promise<OrgKeyHolder | null> {
+    return Promise.resolve(testKeys.get(keyHash.toString('hex')) ?? null);
+  }
 }
 
 /** Routes that exist only in the test module, to exercise the edge. */
@@ -85,9 +136,28 @@ class TestRoutesController {
   adminUnavailable(): { ok: true } {
     return { ok: true };
   }
+
+  @Post('teams')
+  @HttpCode(201)
+  team(@Body() team: TestTeam): { isTeam: boolean; team: TestTeam } {
+    return { isTeam: team instanceof TestTeam, team };
+  }
+
+  @Get('orgs/:org_id/reads')
+  @EnterpriseAuth('member')
+  orgRead(@Req() req: Request): { caller: EnterpriseCaller | undefined } {
+    return { caller: req.enterpriseCaller };
+  }
+
+  @Post('orgs/:org_id/manage')
+  @HttpCode(200)
+  @EnterpriseAuth('admin')
+  orgManage(@Req() req: Request): { caller: EnterpriseCaller | undefined } {
+    return { caller: req.enterpriseCaller };
+  }
 }
 
-@Module({ controllers: [TestRoutesController] })
+@Module({ controllers: [TestRoutesController], providers: [{ provide: OrgApiKeys, useClass: TestOrgApiKeys }] })
 export class TestRoutesModule {}
 
 /** Limits the test suites set for their routes. */

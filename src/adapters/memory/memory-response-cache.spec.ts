@@ -15,3 +15,19 @@ describe('MemoryResponseCache', () => {
     expect(await cache.get('c')).not.toBeNull();
   });
 });
+
+describe('MemoryResponseCache, bytes', () => {
+  it('evicts the least recently used answers once their JSON passes the byte budget, and never keeps an answer larger than it', async () => {
+    const size = Buffer.byteLength(JSON.stringify(completion('a')));
+    const cache = new MemoryResponseCache(100, 2 * size + 1);
+    await cache.set('a', completion('a'), 60);
+    await cache.set('b', completion('b'), 60);
+    await cache.set('c', completion('c'), 60);
+    await cache.set('huge', completion('x'.repeat(3 * size)), 60);
+
+    expect(await cache.get('a')).toBeNull();
+    expect(await cache.get('b')).not.toBeNull();
+    expect(await cache.get('c')).not.toBeNull();
+    expect(await cache.get('huge')).toBeNull();
+  });
+});

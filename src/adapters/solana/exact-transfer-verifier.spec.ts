@@ -8,7 +8,7 @@ import {
   PublicKey,
   SystemProgram,
   TransactionInstruction,
-  VersionedTransaction,
+  type VersionedTransaction,
 } from '@solana/web3.js';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm';

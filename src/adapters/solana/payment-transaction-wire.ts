@@ -1,10 +1,10 @@
 import { PACKET_DATA_SIZE, VersionedTransaction } from '@solana/web3.js';
+import { isCanonicalBase64 } from '../../../libs/x402/base64-json';
 import { PaymentRejection } from '../../modules/payments/domain/exact-payment';
 
 const SIGNATURE_BYTES = 64;
 /** Base64 of the largest transaction the cluster accepts (one packet). */
 const MAX_BASE64_LENGTH = Math.ceil(PACKET_DATA_SIZE / 3) * 4;
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export interface PaymentTransactionWire {
   transaction: VersionedTransaction;
@@ -18,8 +18,8 @@ export interface PaymentTransactionWire {
  * lengths), so the bytes whose signatures are checked are the bytes that get broadcast.
  */
 export function decodePaymentTransaction(transactionBase64: string): PaymentTransactionWire {
-  // Buffer.from skips characters that are not base64 instead of failing: check the alphabet first.
-  if (transactionBase64.length > MAX_BASE64_LENGTH || !STRICT_BASE64.test(transactionBase64)) {
+  // Buffer.from skips characters that are not base64 instead of failing: check the form first.
+  if (transactionBase64.length > MAX_BASE64_LENGTH || !isCanonicalBase64(transactionBase64)) {
     throw new PaymentRejection('undecodable', 'not base64 of at most one packet');
   }
   const wire = Buffer.from(transactionBase64, 'base64');

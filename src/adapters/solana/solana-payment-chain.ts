@@ -101,6 +101,8 @@ export class SolanaPaymentChain extends PaymentChain {
     }
     const { err, logs, accounts } = simulation.value;
     if (err === null) return { ok: true, spendableAfter: spendable(accounts?.[0]?.data, watch.authority) };
+    // The node no longer knows the blockhash: the payment expired, which the payer fixes by signing again.
+    if (err === 'BlockhashNotFound') return { ok: false, reason: 'blockhash-expired', detail: err };
     const insufficient = isTokenInsufficientFunds(transaction, err) || (logs ?? []).some((line) => /insufficient funds/i.test(line));
     return { ok: false, reason: insufficient ? 'insufficient-funds' : 'failed', detail: JSON.stringify(err) };
   }

@@ -1,15 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { Database } from '../../adapters/postgres/database';
-import { RedisConnection } from '../../adapters/redis/redis-connection';
-import { SolanaRpcProbe } from '../../adapters/solana/solana-rpc-probe';
-import { GatewayConfig } from '../../config/gateway-config';
 import { PaymentsModule } from '../payments/payments.module';
 import { ProvidersModule } from '../providers/providers.module';
-import { HealthService, PROBE_TIMEOUT_MS } from './application/health.service';
+import { DependencyIndicators } from './application/dependency-indicators';
+import { HealthService } from './application/health.service';
 import { HealthController } from './http/health.controller';
 import { MetricsController } from './http/metrics.controller';
-import { HealthProbes } from './ports/dependency-probe';
+import { ChainRpcProbe, DatabaseProbe, HealthProbes, RedisProbe } from './ports/dependency-probe';
 
 /** Health, readiness and metrics for operators. */
 @Module({
@@ -17,14 +14,15 @@ import { HealthProbes } from './ports/dependency-probe';
   controllers: [HealthController, MetricsController],
   providers: [
     HealthService,
+    DependencyIndicators,
     {
       provide: HealthProbes,
-      useFactory: (config: GatewayConfig, database?: Database, redis?: RedisConnection): HealthProbes => ({
+      useFactory: (solanaRpc: ChainRpcProbe, database?: DatabaseProbe, redis?: RedisProbe): HealthProbes => ({
         database: database ?? null,
         redis: redis ?? null,
-        solanaRpc: new SolanaRpcProbe(config.solana.rpcUrl, PROBE_TIMEOUT_MS),
+        solanaRpc,
       }),
-      inject: [GatewayConfig, { token: Database, optional: true }, { token: RedisConnection, optional: true }],
+      inject: [ChainRpcProbe, { token: DatabaseProbe, optional: true }, { token: RedisProbe, optional: true }],
     },
   ],
 })

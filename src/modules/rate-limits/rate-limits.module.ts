@@ -1,20 +1,12 @@
 import { Module } from '@nestjs/common';
-import { MemoryRateLimitStore } from '../../adapters/memory/memory-rate-limit-store';
-import { RedisConnection } from '../../adapters/redis/redis-connection';
-import { RedisRateLimitStore } from '../../adapters/redis/redis-rate-limit-store';
 import { RateLimiter } from './application/rate-limiter';
-import { RateLimitStore } from './ports/rate-limit-store';
 
-/** Fixed-window rate limits: Redis-backed when REDIS_URL is set (memory while it fails), memory otherwise. */
+/**
+ * Fixed-window rate limits over the RateLimitStore port, which the state adapters provide (Redis,
+ * with memory while it fails, or memory alone: docs/decisions.md, "Adapters chosen per technology").
+ */
 @Module({
-  providers: [
-    RateLimiter,
-    {
-      provide: RateLimitStore,
-      useFactory: (redis?: RedisConnection) => (redis ? new RedisRateLimitStore(redis.client, new MemoryRateLimitStore()) : new MemoryRateLimitStore()),
-      inject: [{ token: RedisConnection, optional: true }],
-    },
-  ],
+  providers: [RateLimiter],
   exports: [RateLimiter],
 })
 export class RateLimitsModule {}

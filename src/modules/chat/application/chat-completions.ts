@@ -63,6 +63,14 @@ export interface ServedChat {
   body: { kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; chunks: AsyncIterable<ChatCompletionChunk> };
 }
 
+/** A free answer on its way: who asked, what was planned, the candidate answering, and its cache key (null: not kept). */
+interface FreeAnswer {
+  caller: ChatCaller;
+  plan: ChatPlan;
+  candidate: PricedCandidate;
+  cacheable: string | null;
+}
+
 /** A paid answer's source, once it has started, and what it is. */
 interface PaidSource {
   source: AsyncIterable<ChatCompletionChunk>;
@@ -249,7 +257,7 @@ export class ChatCompletions {
     const verdict = this.guard.inspect(plan.request.messages.map(messageText));
     if (!verdict.blocked) return;
     this.logger.info({ category: verdict.category, rule: verdict.rule }, 'request blocked by the prompt guard');
-    throw new GatewayError('bad_request', 'Request blocked by content policy');
+    throw new GatewayError('chat.content_blocked', 'Request blocked by content policy');
   }
 
   /** A free answer from the cache or from the first candidate that answers; it stops when its client leaves. */
@@ -260,8 +268,9 @@ export class ChatCompletions {
     const key = this.cacheKeyOf(request, primary);
     const cached = key ? await this.cache.get(key) : null;
     if (cached) {
-      if (request.stream !== true) this.record(caller, plan, primary, cached.usage);
-      const body: ServedChat['body'] = request.stream === true ? { kind: 'stream', chunks: this.relay(fromArray(completionChunks(cached, true)), plan, caller, primary, null, null) } : { kind: 'json', completion: cached };
+      const answer: FreeAnswer = { caller, plan, candidate: primary, cacheable: null };
+      if (request.stream !== true) this.record(answer, cached.usage);
+      const body: ServedChat['body'] = request.stream === true ? { kind: 'stream', chunks: this.relay(fromArray(completionChunks(cached, true)), answer, null, null) } : { kind: 'json', completion: cached };
       return { model: primary.model, fallback: false, cache: 'hit', body };
     }
 
@@ -277,29 +286,27 @@ export class ChatCompletions {
     }
     const { index, reply, adjustments } = dispatched;
     const candidate = candidates[index];
-    const cacheable = key !== null && index === 0 ? key : null;
+    const answer: FreeAnswer = { caller, plan, candidate, cacheable: key !== null && index === 0 ? key : null };
     const served = { model: candidate.model, fallback: index > 0, cache: 'miss', adjustments } as const;
     if (reply.kind === 'json') {
       caller.timing.upstream(candidate.model.provider, performance.now() - calling);
       const completion = { ...reply.completion, model: candidate.model.id };
-      this.deliver(caller, plan, candidate, completion, cacheable);
+      this.deliver(answer, completion);
       return { ...served, body: { kind: 'json', completion } };
     }
-    return { ...served, body: { kind: 'stream', chunks: this.relay(reply.chunks, plan, caller, candidate, cacheable, calling, cap) } };
+    return { ...served, body: { kind: 'stream', chunks: this.relay(reply.chunks, answer, calling, cap) } };
   }
 
   /** Passes a free stream through under our model id; once it has ended whole, logs it and caches it before [DONE]. */
   private async *relay(
     chunks: AsyncIterable<ChatCompletionChunk>,
-    plan: ChatPlan,
-    caller: ChatCaller,
-    candidate: PricedCandidate,
-    cacheable: string | null,
+    answer: FreeAnswer,
     /** When the upstream was called; null for a cached answer replayed as a stream. */
     calling: number | null,
     /** Stops the upstream call at GW_STREAM_MAX_SECS; null for a cached answer. */
-    cap: AbortController | null = null,
+    cap: AbortController | null,
   ): AsyncGenerator<ChatCompletionChunk> {
+    const { caller, plan, candidate } = answer;
     const assembler = new CompletionAssembler();
     const showUsage = plan.request.stream_options?.include_usage === true;
     const timer = cap ? setTimeout(() => cap.abort(new StreamCapReached(this.streamMaxMs)), this.streamMaxMs) : undefined;
@@ -317,8 +324,8 @@ export class ChatCompletions {
     }
     if (calling !== null) caller.timing.upstream(candidate.model.provider, performance.now() - calling);
     const completion = assembler.result();
-    if (!completion) throw new GatewayError('provider_error', 'the upstream stream ended before the answer was complete');
-    this.deliver(caller, plan, candidate, completion, cacheable);
+    if (!completion) throw new GatewayError('upstream.stream_incomplete', 'the upstream stream ended before the answer was complete');
+    this.deliver(answer, completion);
   }
 
   /** Where the answer is kept, or null when it is not: caching off, or market-data tools involved (spec 1.7). */
@@ -328,13 +335,14 @@ export class ChatCompletions {
   }
 
   /** A whole free answer: log it and cache it, unless its client already left. */
-  private deliver(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, completion: ChatCompletion, cacheable: string | null): void {
+  private deliver(answer: FreeAnswer, completion: ChatCompletion): void {
+    const { caller, cacheable } = answer;
     if (caller.signal.aborted) throw caller.signal.reason;
-    this.record(caller, plan, candidate, completion.usage);
+    this.record(answer, completion.usage);
     if (cacheable) this.background.run('cache write', () => this.cache.set(cacheable, completion, this.cacheTtlSecs));
   }
 
-  private record(caller: ChatCaller, plan: ChatPlan, candidate: PricedCandidate, usage: ChatCompletion['usage']): void {
+  private record({ caller, plan, candidate }: FreeAnswer, usage: ChatCompletion['usage']): void {
     this.background.run('spend log', () =>
       this.spendLog.record({
         requestId: caller.requestId,
@@ -360,7 +368,7 @@ function answerOf(end: GenerationEnd): ChatCompletion {
 /** A paid request's error names its receipt, which says what became of the payment (`not_charged`, `failed`). */
 function withReceipt(err: unknown, receiptPath: string | null): unknown {
   if (!(err instanceof GatewayError) || receiptPath === null) return err;
-  return new GatewayError(err.type, err.message, { ...err.headers, 'X-Gw-Receipt': receiptPath }, { cause: err.cause });
+  return new GatewayError(err.code, err.message, { ...err.headers, 'X-Gw-Receipt': receiptPath }, { cause: err.cause });
 }
 
 /** Chunks as the client asked for them: usage only with `stream_options.include_usage`. */
@@ -383,7 +391,7 @@ function asShown(chunk: ChatCompletionChunk, showUsage: boolean): ChatCompletion
 /** A kept answer as a stream: one that was cut ends with the error event its first client got, never [DONE]. */
 async function* keptChunks(completion: ChatCompletion, whole: boolean): AsyncGenerator<ChatCompletionChunk> {
   yield* completionChunks(completion, true);
-  if (!whole) throw new GatewayError('upstream_unavailable', 'the upstream provider stopped mid-stream; this is all of the answer that was paid for');
+  if (!whole) throw new GatewayError('upstream.stopped_mid_stream', 'the upstream provider stopped mid-stream; this is all of the answer that was paid for');
 }
 
 /** The stream, reporting when it ended (the upstream time of the metrics). */

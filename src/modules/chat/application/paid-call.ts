@@ -28,7 +28,7 @@ export class PaidCall {
     private readonly signal: AbortSignal,
     requestTimeoutMs: number,
   ) {
-    this.expiry = setTimeout(() => this.stopUnlessBroadcast(new GatewayError('request_timeout', `request exceeded the ${requestTimeoutMs / 1000} s timeout`)), requestTimeoutMs);
+    this.expiry = setTimeout(() => this.stopUnlessBroadcast(new GatewayError('request.timeout', `request exceeded the ${requestTimeoutMs / 1000} s timeout`)), requestTimeoutMs);
     this.unwatch = payment.whenExpiring(() => this.stopUnlessBroadcast(paymentErrors.expiredBeforeAnswer()));
     if (signal.aborted) this.onAbort();
     else signal.addEventListener('abort', this.onAbort, { once: true });

@@ -122,7 +122,7 @@ export class PaidGeneration {
       if (!payment.broadcasted) {
         // A finished answer with no content at all is still the answer that was paid for.
         if (cut === null && this.assembler.result() !== null) await this.broadcast();
-        else throw cut ?? new GatewayError('provider_error', 'the upstream stream ended before the answer began');
+        else throw cut ?? new GatewayError('upstream.stream_empty', 'the upstream stream ended before the answer began');
       }
     } catch (err) {
       upstream.abort(err);
@@ -132,7 +132,7 @@ export class PaidGeneration {
     const completion = this.assembler.result();
     const settlement = await payment.settled();
     const whole = completion !== null && cut === null;
-    const error = settlement.status === 'failed' ? new GatewayError('settlement_failed', 'the payment landed on chain with an error and moved no funds; nothing was charged') : whole ? null : (cut ?? new GatewayError('provider_error', 'the upstream stream ended before the answer was complete'));
+    const error = settlement.status === 'failed' ? new GatewayError('payment.settlement_reverted', 'the payment landed on chain with an error and moved no funds; nothing was charged') : whole ? null : (cut ?? new GatewayError('upstream.stream_incomplete', 'the upstream stream ended before the answer was complete'));
     return this.finish({ kind: 'answer', completion: completion ?? this.assembler.snapshot(), whole, settlement, error });
   }
 

@@ -134,7 +134,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     if (this.calls.size === 0) return;
     this.logger.warn({ calls: this.calls.size }, 'shutdown: stopping paid calls that did not finish in the grace period');
     for (const call of this.calls.values()) {
-      call.stop(new GatewayError('service_unavailable', call.payment.broadcasted ? 'the gateway is shutting down' : 'the gateway is shutting down; the payment was not used, retry shortly'));
+      call.stop(new GatewayError('server.shutting_down', call.payment.broadcasted ? 'the gateway is shutting down' : 'the gateway is shutting down; the payment was not used, retry shortly'));
     }
     await sleep(SHUTDOWN_MARGIN_MS / 2);
   }

@@ -23,3 +23,13 @@ describe('cacheKey', () => {
     expect(key(extra)).toBe(key({}));
   });
 });
+
+describe('cacheKey and key order', () => {
+  it('is the same whatever order the request writes its objects keys in', () => {
+    const tool = (parameters: Record<string, unknown>) => ({ type: 'function' as const, function: { name: 'f', parameters } });
+    const one = key({ tools: [tool({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } })], response_format: { type: 'json_object' } });
+    const other = key({ response_format: { type: 'json_object' }, tools: [tool({ properties: { b: { type: 'number' }, a: { type: 'string' } }, type: 'object' })] });
+
+    expect(one).toBe(other);
+  });
+});

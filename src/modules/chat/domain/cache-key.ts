@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { stringify } from 'safe-stable-stringify';
 import type { ChatRequest } from './chat-request';
 
 /**
@@ -7,6 +8,8 @@ import type { ChatRequest } from './chat-request';
  * completion cap sent upstream, stop, seed, penalties, response_format, parallel_tool_calls,
  * logprobs, top_logprobs, reasoning_effort). `stream` is left out on purpose: a cached answer is
  * served in whichever form is asked; `user`, `metadata` and `service_tier` do not change it.
+ * Object keys are serialised in sorted order, so the same request written in another key order
+ * (a tool schema's properties, say) finds the same entry.
  */
 export function cacheKey(modelId: string, request: ChatRequest, maxTokens: number): string {
   const fields = [
@@ -27,5 +30,5 @@ export function cacheKey(modelId: string, request: ChatRequest, maxTokens: numbe
     request.top_logprobs ?? null,
     request.reasoning_effort ?? null,
   ];
-  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+  return createHash('sha256').update(stringify(fields)).digest('hex');
 }

@@ -14,29 +14,29 @@ const validate = new Ajv({ allErrors: false, verbose: true, strict: true, allowU
  * Only known fields survive, so nothing a client invents is forwarded upstream.
  */
 export function parseChatRequest(body: unknown): ChatRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('the body must be a JSON object');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new GatewayError('request.invalid_body', 'the body must be a JSON object');
   const messages = (body as { messages?: unknown }).messages;
   if (Array.isArray(messages) && messages.length > MAX_MESSAGES) {
-    throw invalid(`too many messages: ${messages.length} exceeds maximum of ${MAX_MESSAGES}`);
+    throw new GatewayError('chat.too_many_messages', `too many messages: ${messages.length} exceeds maximum of ${MAX_MESSAGES}`);
   }
   const tooDeep = nestingBeyond(body, MAX_NESTING_DEPTH);
-  if (tooDeep !== null) throw invalid(`${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_NESTING_DEPTH} levels`);
-  if (!validate(body)) throw invalid(describe(firstError(validate.errors ?? [])));
+  if (tooDeep !== null) throw new GatewayError('request.nesting_too_deep', `${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_NESTING_DEPTH} levels`);
+  if (!validate(body)) throw new GatewayError('request.invalid_body', describe(firstError(validate.errors ?? [])));
   const raw = body;
   raw.messages.forEach(checkMessage);
-  if (!raw.messages.some(saysSomething)) throw invalid('the conversation is blank: at least one message must carry text, an image, a tool call or a tool result');
+  if (!raw.messages.some(saysSomething)) throw new GatewayError('chat.blank_conversation', 'the conversation is blank: at least one message must carry text, an image, a tool call or a tool result');
   if (raw.max_tokens !== undefined && raw.max_completion_tokens !== undefined && raw.max_tokens !== raw.max_completion_tokens) {
-    throw invalid('max_tokens and max_completion_tokens disagree; send one of them');
+    throw new GatewayError('chat.max_tokens_conflict', 'max_tokens and max_completion_tokens disagree; send one of them');
   }
   return pickKnown(raw);
 }
 
 function checkMessage(message: ChatMessage, index: number): void {
   if (message.tool_calls !== undefined && message.role !== 'assistant') {
-    throw invalid(`messages[${index}].tool_calls is allowed only on assistant messages`);
+    throw new GatewayError('chat.invalid_tool_message', `messages[${index}].tool_calls is allowed only on assistant messages`);
   }
   if (message.role === 'tool' && message.tool_call_id === undefined) {
-    throw invalid(`messages[${index}].tool_call_id is required on tool messages`);
+    throw new GatewayError('chat.invalid_tool_message', `messages[${index}].tool_call_id is required on tool messages`);
   }
 }
 
@@ -66,10 +66,6 @@ function pickKnown(raw: RawRequest): ChatRequest {
   for (const key of ['stream', 'tools', 'tool_choice', ...OPTIONAL_PARAMETERS] as const) if (raw[key] !== undefined) (request as unknown as Record<string, unknown>)[key] = raw[key];
   if (raw.stream_options) request.stream_options = { include_usage: raw.stream_options.include_usage === true };
   return request;
-}
-
-function invalid(message: string): GatewayError {
-  return new GatewayError('bad_request', message);
 }
 
 /** A union's own error (with its description) rather than the first of its branches' errors. */

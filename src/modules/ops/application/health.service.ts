@@ -1,21 +1,20 @@
 import { Injectable, ServiceUnavailableException } from '@nestjs/common';
-import { HealthCheckService, HealthIndicatorService, type HealthCheckResult, type HealthIndicatorResult } from '@nestjs/terminus';
+import { HealthCheckService, type HealthCheckResult, type HealthIndicatorFunction } from '@nestjs/terminus';
 import { AppLogger } from '../../../logging/app-logger';
-import { ProviderRegistry } from '../../providers/application/provider-registry';
-import { FeeSponsorship } from '../../payments/application/fee-sponsorship';
-import type { DependencyChecks, DependencyState } from '../domain/health';
-import { DependencyProbe, HealthProbes } from '../ports/dependency-probe';
+import type { DependencyChecks, DependencyState, SponsorshipState } from '../domain/health';
+import { HealthProbes } from '../ports/dependency-probe';
+import { DependencyIndicators } from './dependency-indicators';
 
-export const PROBE_TIMEOUT_MS = 2_000;
 const CACHE_MS = 5_000;
 
-type RemoteChecks = Omit<DependencyChecks, 'providers' | 'fee_sponsorship'>;
+type RemoteChecks = Pick<DependencyChecks, 'database' | 'redis' | 'solana_rpc'>;
 type RemoteName = keyof RemoteChecks;
 
 /**
- * Dependency states for /health. Remote probes run as terminus indicators, each bounded to 2 s;
- * results are cached for 5 s and shared by concurrent callers, so an offline machine (or a health
- * poller) never waits on the network more than once per window.
+ * Dependency states for /health, from terminus indicators (dependency-indicators.ts). Remote
+ * probes are cached for 5 s and shared by concurrent callers, so an offline machine (or a health
+ * poller) never waits on the network more than once per window; the providers' circuits and the
+ * sponsorship window are read live.
  */
 @Injectable()
 export class HealthService {
@@ -25,65 +24,53 @@ export class HealthService {
   constructor(
     private readonly probes: HealthProbes,
     private readonly terminus: HealthCheckService,
-    private readonly indicators: HealthIndicatorService,
-    private readonly providers: ProviderRegistry,
-    private readonly sponsorship: FeeSponsorship,
+    private readonly indicators: DependencyIndicators,
     private readonly logger: AppLogger,
   ) {
     logger.setContext(HealthService.name);
   }
 
   async checks(): Promise<DependencyChecks> {
-    const sponsorship = this.sponsorship.state();
-    const fee_sponsorship = !sponsorship.configured ? 'not_configured' : sponsorship.exhausted ? 'exhausted' : 'ok';
-    return { ...(await this.remoteChecks()), providers: this.providers.states(), fee_sponsorship };
+    const local = await this.check([() => this.indicators.providerCircuits(), () => this.indicators.feePayers()]);
+    return {
+      ...(await this.remoteChecks()),
+      providers: local.details.providers.states as DependencyChecks['providers'],
+      fee_sponsorship: local.details.fee_sponsorship.state as SponsorshipState,
+    };
   }
 
   private remoteChecks(): Promise<RemoteChecks> {
     const now = Date.now();
     if (!this.cache || this.cache.expires <= now) {
-      this.cache = { expires: now + CACHE_MS, checks: this.probeAll() };
+      this.cache = { expires: now + CACHE_MS, checks: this.probeRemote() };
     }
     return this.cache.checks;
   }
 
-  private async probeAll(): Promise<RemoteChecks> {
-    const probes: Record<RemoteName, DependencyProbe | null> = {
-      database: this.probes.database,
-      redis: this.probes.redis,
-      solana_rpc: this.probes.solanaRpc,
-    };
+  private async probeRemote(): Promise<RemoteChecks> {
+    const probes = { database: this.probes.database, redis: this.probes.redis, solana_rpc: this.probes.solanaRpc };
     const names = Object.keys(probes) as RemoteName[];
-    const configured = names.filter((name) => probes[name] !== null);
-    const result = await this.terminus
-      .check(configured.map((name) => () => this.indicate(name, probes[name] as DependencyProbe)))
-      .catch((err: unknown) => {
-        // terminus reports a down indicator by throwing its own 503; we only want the details.
-        if (err instanceof ServiceUnavailableException) return err.getResponse() as HealthCheckResult;
-        throw err;
-      });
+    const result = await this.check(
+      names.flatMap((name) => {
+        const probe = probes[name];
+        return probe ? [() => this.indicators.remote(name, probe)] : [];
+      }),
+    );
     const checks = {} as RemoteChecks;
     for (const name of names) {
-      checks[name] = probes[name] === null ? 'not_configured' : result.details[name]?.status === 'up' ? 'connected' : 'error';
-      this.noteChange(name, checks[name], result.details[name]?.message);
+      const detail = result.details[name];
+      checks[name] = detail ? (detail.state as DependencyState) : 'not_configured';
+      this.noteChange(name, checks[name], detail?.message);
     }
     return checks;
   }
 
-  private async indicate(name: RemoteName, probe: DependencyProbe): Promise<HealthIndicatorResult> {
-    const session = this.indicators.check(name);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${PROBE_TIMEOUT_MS} ms`)), PROBE_TIMEOUT_MS);
+  /** terminus reports a down indicator by throwing its own 503; only the details matter here. */
+  private check(indicators: HealthIndicatorFunction[]): Promise<HealthCheckResult> {
+    return this.terminus.check(indicators).catch((err: unknown) => {
+      if (err instanceof ServiceUnavailableException) return err.getResponse() as HealthCheckResult;
+      throw err;
     });
-    try {
-      await Promise.race([probe.ping(), timeout]);
-      return session.up();
-    } catch (err) {
-      return session.down({ message: err instanceof Error ? err.message : String(err) });
-    } finally {
-      clearTimeout(timer);
-    }
   }
 
   private noteChange(name: RemoteName, state: DependencyState, reason: unknown): void {

@@ -41,7 +41,7 @@ export class HealthController {
     const checks = await this.health.checks();
     const unusable = unusableForReadiness(checks);
     if (unusable.length > 0) {
-      throw new GatewayError('service_unavailable', `not ready: ${unusable.join(', ')} unavailable`);
+      throw new GatewayError('health.not_ready', `not ready: ${unusable.join(', ')} unavailable`);
     }
     return { status: overallStatus(checks) };
   }

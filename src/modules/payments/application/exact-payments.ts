@@ -200,7 +200,7 @@ export class ExactPayments {
     const simulation = await this.chain.simulate(transaction, { tokenAccount: transfer.source, authority: transfer.payer });
     if (!simulation.ok) {
       this.logger.info({ reason: simulation.reason, detail: simulation.detail }, 'payment simulation failed');
-      throw simulation.reason === 'insufficient-funds' ? paymentErrors.unfunded() : paymentErrors.unverifiable();
+      throw { 'insufficient-funds': paymentErrors.unfunded, 'blockhash-expired': paymentErrors.expired, failed: paymentErrors.unverifiable }[simulation.reason]();
     }
     // Unreadable, the balance is taken to be this payment alone: nothing else may be in flight beside it.
     return { version, balance: (simulation.spendableAfter ?? 0n) + transfer.amount };

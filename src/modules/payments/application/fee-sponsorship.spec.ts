@@ -67,6 +67,7 @@ async function refusalOf(promise: Promise<unknown>): Promise<string> {
   );
   if (!(err instanceof GatewayError)) throw new Error('expected a refusal');
   expect(err.type).toBe('invalid_payment');
+  expect(err.code).toBe('payment.fee_not_sponsored');
   expect(ERROR_STATUS[err.type]).toBe(402);
   expect(err.message).toMatch(/pay the fee yourself/);
   return err.message;

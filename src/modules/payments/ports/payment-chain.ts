@@ -6,7 +6,7 @@ import type { ExactExpectations, VerifiedTransfer } from '../domain/exact-paymen
  * null when the node did not return the account), or why it refused the payment: the payer lacks
  * the tokens (or lamports) to pay, or anything else.
  */
-export type SimulationOutcome = { ok: true; spendableAfter: bigint | null } | { ok: false; reason: 'insufficient-funds' | 'failed'; detail: string };
+export type SimulationOutcome = { ok: true; spendableAfter: bigint | null } | { ok: false; reason: 'insufficient-funds' | 'blockhash-expired' | 'failed'; detail: string };
 
 /** The token account a simulation reads afterwards, and who spends from it. */
 export interface WatchedSource {

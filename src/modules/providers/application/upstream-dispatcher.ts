@@ -74,9 +74,9 @@ export class UpstreamDispatcher {
       }
       if (refusal) break;
     }
-    if (refusal) throw new GatewayError('provider_error', 'the upstream provider returned a response the gateway cannot use', {}, { cause: refusal });
-    if (!configured) throw new GatewayError('internal_error', 'no provider key is configured for the models that can answer this request');
-    throw new GatewayError('upstream_unavailable', 'no upstream provider is available for this request right now; retry shortly', {}, { cause: lastFailure });
+    if (refusal) throw new GatewayError('upstream.unusable_response', 'the upstream provider returned a response the gateway cannot use', {}, { cause: refusal });
+    if (!configured) throw new GatewayError('upstream.no_provider_key', 'no provider key is configured for the models that can answer this request');
+    throw new GatewayError('upstream.unavailable', 'no upstream provider is available for this request right now; retry shortly', {}, { cause: lastFailure });
   }
 
   /**

@@ -45,3 +45,8 @@ export abstract class LlmProvider {
 
   abstract adjustments(call: UpstreamCall): RequestAdjustments;
 }
+
+/** The providers that can be called: one per upstream with a key (one without a key is never called). */
+export abstract class LlmProviders {
+  abstract readonly all: readonly LlmProvider[];
+}

@@ -23,7 +23,7 @@ export class RateLimiter {
     let first: RateDecision | undefined;
     for (const bucket of buckets) {
       const decision = await this.store.hit(bucket.key, bucket.limit, WINDOW_MS);
-      if (!decision.allowed) throw new GatewayError('rate_limit_exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
+      if (!decision.allowed) throw new GatewayError('rate_limit.exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
       first ??= decision;
     }
     return first as RateDecision;

@@ -1,4 +1,5 @@
 import { billedCompletionTokens } from '../../billing/domain/chat-cost';
+import type { ErrorCode } from '../../../errors/error-codes';
 import { GatewayError } from '../../../errors/gateway-error';
 import { TIERS, type CatalogModel, type ProfileTable, type Tier } from './catalog';
 import type { RoutingSignals } from './routing-signals';
@@ -41,10 +42,10 @@ export function capableCandidates(table: ProfileTable, tier: Tier, signals: Rout
   return capable;
 }
 
-const NEEDS: Record<Misfit, string> = {
-  vision: 'image input',
-  tools: 'tools',
-  context: 'this request size',
+const NEEDS: Record<Misfit, { what: string; code: ErrorCode }> = {
+  vision: { what: 'image input', code: 'chat.vision_unsupported' },
+  tools: { what: 'tools', code: 'chat.tools_unsupported' },
+  context: { what: 'this request size', code: 'chat.context_exceeded' },
 };
 
 /** `model X does not accept image input` or `no model of profile P accepts image input`, with the way out. */
@@ -54,5 +55,5 @@ function misfitError(reason: Misfit, model: CatalogModel, profileName: string | 
     reason === 'context'
       ? ` (about ${signals.inputTokens} input tokens plus the completion); shorten the messages or lower max_tokens`
       : '; see GET /v1/models for capabilities';
-  return new GatewayError(reason === 'vision' ? 'unsupported_media_type' : 'bad_request', `${subject} ${NEEDS[reason]}${hint}`);
+  return new GatewayError(NEEDS[reason].code, `${subject} ${NEEDS[reason].what}${hint}`);
 }

@@ -14,5 +14,5 @@ export function resolveModelName(catalog: Catalog, name: string): ResolvedName {
   if (model) return { kind: 'model', model };
   const profile = catalog.profile(name);
   if (profile) return { kind: 'profile', ...profile };
-  throw new GatewayError('model_not_found', `model not found: ${name.length > 200 ? `${name.slice(0, 200)}...` : name}`);
+  throw new GatewayError('chat.model_not_found', `model not found: ${name.length > 200 ? `${name.slice(0, 200)}...` : name}`);
 }

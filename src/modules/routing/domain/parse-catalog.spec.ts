@@ -39,7 +39,8 @@ describe('the repository catalog', () => {
     for (const profile of PROFILES) expect(resolveModelName(catalog, profile)).toMatchObject({ kind: 'profile', profile });
     expect(resolveModelName(catalog, 'oss')).toMatchObject({ kind: 'profile', profile: 'free' });
     for (const name of ['gpt-4o', 'OPUS', 'openai/', 'Auto', 'claude', '']) {
-      expect(() => resolveModelName(catalog, name)).toThrow(new GatewayError('model_not_found', `model not found: ${name}`));
+      expect(() => resolveModelName(catalog, name)).toThrow(new GatewayError('chat.model_not_found', `model not found: ${name}`));
+      expect(() => resolveModelName(catalog, name)).toThrow(expect.objectContaining({ type: 'model_not_found', code: 'chat.model_not_found' }));
     }
   });
 });

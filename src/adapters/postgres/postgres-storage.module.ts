@@ -1,0 +1,29 @@
+import { Global, Module, type DynamicModule } from '@nestjs/common';
+import type { StorageConfig } from '../../config/gateway-config';
+import { SpendLog } from '../../modules/billing/ports/spend-log';
+import { DatabaseProbe } from '../../modules/ops/ports/dependency-probe';
+import { Leases } from '../../modules/payments/ports/leases';
+import { ReceiptStore } from '../../modules/payments/ports/receipt-store';
+import { Database } from './database';
+import { PostgresLeases } from './postgres-leases';
+import { PostgresReceiptStore } from './postgres-receipt-store';
+import { PostgresSpendLog } from './postgres-spend-log';
+
+/** The storage ports on PostgreSQL (DATABASE_URL) or embedded PGlite (the default), over one migrated Database. */
+@Global()
+@Module({})
+export class PostgresStorageModule {
+  static forRoot(storage: Exclude<StorageConfig, { kind: 'none' }>): DynamicModule {
+    return {
+      module: PostgresStorageModule,
+      providers: [
+        { provide: Database, useFactory: () => Database.open(storage) },
+        { provide: DatabaseProbe, useExisting: Database },
+        { provide: SpendLog, useFactory: (db: Database) => new PostgresSpendLog(db.dataSource), inject: [Database] },
+        { provide: ReceiptStore, useFactory: (db: Database) => new PostgresReceiptStore(db.dataSource), inject: [Database] },
+        { provide: Leases, useFactory: (db: Database) => new PostgresLeases(db.dataSource), inject: [Database] },
+      ],
+      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases],
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import { applyDecorators, Injectable, Optional, SetMetadata, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { GatewayConfig } from '../config/gateway-config';
+import { GatewayError } from '../errors/gateway-error';
+import { ORG_API_KEY, roleAtLeast, type OrgRole } from '../modules/orgs/domain/org-role';
+import { OrgApiKeys, type OrgKeyHolder } from '../modules/orgs/ports/org-api-keys';
+import { bearerToken, isAdminAuthorization, sha256 } from './admin-token';
+
+/** The caller of an enterprise route: the gateway's admin, above all orgs, or an org API key's holder. */
+export type EnterpriseCaller = { kind: 'admin' } | ({ kind: 'org-key' } & OrgKeyHolder);
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** Set by EnterpriseAuthGuard on the routes it guards. */
+    enterpriseCaller?: EnterpriseCaller;
+  }
+}
+
+const REQUIRED_ROLE = Symbol('requiredOrgRole');
+
+/**
+ * An enterprise route (spec 4.9, 5.4): the admin token or an org API key whose role is at least
+ * `role`. A key for another org than the route's `:org_id` gets the same 404 as a missing org, so
+ * no caller learns which orgs exist.
+ */
+export function EnterpriseAuth(role: OrgRole): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(REQUIRED_ROLE, role), UseGuards(EnterpriseAuthGuard));
+}
+
+/**
+ * 503 while GW_ADMIN_TOKEN is unset (org keys included: enterprise management is off), 401 for
+ * missing, unknown or revoked credentials, 403 for a role too low, 404 for another org's route.
+ */
+@Injectable()
+export class EnterpriseAuthGuard implements CanActivate {
+  constructor(
+    private readonly config: GatewayConfig,
+    private readonly reflector: Reflector,
+    /** Absent until org storage is wired: every org key is then unknown. */
+    @Optional() private readonly keys?: OrgApiKeys,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = context.switchToHttp().getRequest<Request>();
+    if (!this.config.adminToken) throw new GatewayError('admin.not_configured', 'admin endpoint not configured');
+    req.enterpriseCaller = await this.caller(req.headers.authorization);
+    const required = this.reflector.getAllAndOverride<OrgRole | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]) ?? 'owner';
+    const caller = req.enterpriseCaller;
+    if (caller.kind === 'admin') return true;
+    const orgId = req.params.org_id;
+    if (orgId !== undefined && orgId !== caller.orgId) throw new GatewayError('org.not_found', 'org not found');
+    if (!roleAtLeast(caller.role, required)) throw new GatewayError('org.role_insufficient', `this action needs the ${required} role`);
+    return true;
+  }
+
+  private async caller(authorization: string | undefined): Promise<EnterpriseCaller> {
+    if (isAdminAuthorization(authorization, this.config.adminToken)) return { kind: 'admin' };
+    const token = bearerToken(authorization);
+    const holder = token !== null && ORG_API_KEY.test(token) && this.keys ? await this.keys.findActive(sha256(token)) : null;
+    if (!holder) throw new GatewayError('org.unauthorized', 'missing or invalid admin token or API key');
+    return { kind: 'org-key', ...holder };
+  }
+}

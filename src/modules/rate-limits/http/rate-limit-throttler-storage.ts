@@ -1,0 +1,27 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
+import type { RateDecision, RateLimitStore } from '../ports/rate-limit-store';
+
+/**
+ * @nestjs/throttler's storage on the gateway's own fixed windows (spec 8): the same store as the
+ * chat limits, so the counters are Redis-backed and shared by instances when Redis is configured,
+ * and a refusal lasts until the window ends (the throttler's block is the window itself).
+ */
+export class RateLimitThrottlerStorage implements ThrottlerStorage {
+  constructor(private readonly store: RateLimitStore) {}
+
+  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    const decision = await this.store.hit(key, limit, ttl);
+    return {
+      totalHits: decision.allowed ? limit - decision.remaining : limit + 1,
+      timeToExpire: decision.resetSecs,
+      isBlocked: !decision.allowed,
+      timeToBlockExpire: decision.allowed ? 0 : decision.resetSecs,
+    };
+  }
+}
+
+/** The record read back as the decision every limiter's headers are made from. */
+export function decisionOf(record: ThrottlerStorageRecord, limit: number): RateDecision {
+  return { allowed: !record.isBlocked, limit, remaining: Math.max(0, limit - record.totalHits), resetSecs: record.timeToExpire };
+}
