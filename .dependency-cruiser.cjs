@@ -5,19 +5,7 @@
  * reach technology only through their ports: the adapters are chosen in src/app.module.ts. Test
  * files are exempt (they may use test tooling and wire adapters by hand).
  */
-const INFRASTRUCTURE = [
-  '@nestjs',
-  'typeorm',
-  'pg',
-  '@electric-sql',
-  '@solana',
-  'ioredis',
-  'redis',
-  'express',
-  'body-parser',
-  'pino',
-  'prom-client',
-];
+const INFRASTRUCTURE = ['@nestjs', 'typeorm', 'pg', '@electric-sql', '@solana', 'ioredis', 'redis', 'express', 'body-parser', 'pino', 'prom-client'];
 const pattern = `(^|node_modules/)(${INFRASTRUCTURE.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})(/|$)`;
 
 module.exports = {
@@ -31,10 +19,10 @@ module.exports = {
     },
     {
       name: 'domain-imports-outer-layers',
-      comment: 'src/modules/*/domain must not reach the adapters, the HTTP edge, config or lifecycle.',
+      comment: 'src/modules/*/domain must not reach the adapters, the HTTP edge, config or the core module.',
       severity: 'error',
       from: { path: '^src/modules/[^/]+/domain/' },
-      to: { path: '^src/(adapters|http|config|lifecycle|logging)/' },
+      to: { path: '^src/(adapters|http|config|core|logging)/' },
     },
     {
       name: 'modules-import-adapters',
@@ -52,7 +40,7 @@ module.exports = {
     },
     {
       name: 'adapters-import-module-internals',
-      comment: 'An adapter implements ports: it may use a module\'s ports and domain types, never its use cases, HTTP code or Nest wiring.',
+      comment: "An adapter implements ports: it may use a module's ports and domain types, never its use cases, HTTP code or Nest wiring.",
       severity: 'error',
       from: { path: '^src/adapters/' },
       to: { path: '^src/modules/', pathNot: '^src/modules/[^/]+/(ports|domain)/' },

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- --quick]`: the gateway under open-loop load on loopback, scenario by scenario,
  * beside the same fake provider called directly and Portkey's open-source gateway proxying to it
- * (issue 6). The gateway and Portkey run on CPU 0; the fake provider and this load generator (and,
+ * (docs/performance.md). The gateway and Portkey run on CPU 0; the fake provider and this load generator (and,
  * for the paid scenario, the local chain) on CPU 1. Every rate limit is raised for the run.
  * Prints one table per concern and writes bench/results/latest.json.
  */
@@ -52,7 +52,10 @@ async function main(): Promise<void> {
   try {
     const gateway = await startBenchGateway(gatewayPort, fakePort, cpus.server, gatewayEnv('0'));
     running.push(gateway);
-    const portkey = await startPinned(join(REPO, 'node_modules/@portkey-ai/gateway/build/start-server.js'), { PORT: String(portkeyPort) }, cpus.server, `http://127.0.0.1:${portkeyPort}/`, [`--port=${portkeyPort}`, '--headless']);
+    const portkey = await startPinned(join(REPO, 'node_modules/@portkey-ai/gateway/build/start-server.js'), { PORT: String(portkeyPort) }, cpus.server, `http://127.0.0.1:${portkeyPort}/`, [
+      `--port=${portkeyPort}`,
+      '--headless',
+    ]);
     running.push(portkey);
 
     const messages = [{ role: 'user', content: 'Benchmark prompt: say hello.' }];

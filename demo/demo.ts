@@ -45,8 +45,7 @@ async function main(): Promise<void> {
   });
   const gateway = await startGateway(config);
   const url = `${gateway.url}/v1/chat/completions`;
-  const balances = (): string =>
-    `payer ${formatUsdc(localnet.usdcBalance(wallet.publicKey))} USDC, gateway recipient ${formatUsdc(localnet.usdcBalance(recipient.publicKey))} USDC`;
+  const balances = (): string => `payer ${formatUsdc(localnet.usdcBalance(wallet.publicKey))} USDC, gateway recipient ${formatUsdc(localnet.usdcBalance(recipient.publicKey))} USDC`;
 
   try {
     line('The gateway', `${gateway.url} (local chain ${localnet.url}, fake provider ${fake.url})`);
@@ -55,10 +54,16 @@ async function main(): Promise<void> {
     const quoted = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BODY) });
     const body = (await quoted.json()) as { cost_breakdown: Record<string, string> };
     const offer = decodePaymentRequiredHeader(quoted.headers.get('payment-required') as string).accepts[0];
-    line('1. The quote (HTTP 402)', `${offer.amount} atomic USDC = ${body.cost_breakdown.total} USDC (provider ${body.cost_breakdown.provider_cost} + fee ${body.cost_breakdown.platform_fee}), pay to ${offer.payTo}, fee payer ${offer.extra.feePayer}`);
+    line(
+      '1. The quote (HTTP 402)',
+      `${offer.amount} atomic USDC = ${body.cost_breakdown.total} USDC (provider ${body.cost_breakdown.provider_cost} + fee ${body.cost_breakdown.platform_fee}), pay to ${offer.payTo}, fee payer ${offer.extra.feePayer}`,
+    );
 
     let sentPayment = '';
-    const client = new coreClient.x402Client().register(config.solana.network as `${string}:${string}`, new ExactSvmScheme(await createKeyPairSignerFromBytes(wallet.secretKey), { rpcUrl: localnet.url }));
+    const client = new coreClient.x402Client().register(
+      config.solana.network as `${string}:${string}`,
+      new ExactSvmScheme(await createKeyPairSignerFromBytes(wallet.secretKey), { rpcUrl: localnet.url }),
+    );
     const recordingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
       const headers = input instanceof Request ? input.headers : new Headers(init?.headers);
       sentPayment = headers.get('payment-signature') ?? sentPayment;
@@ -66,7 +71,10 @@ async function main(): Promise<void> {
     };
     const answered = await wrapFetchWithPayment(recordingFetch, client)(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(BODY) });
     const payment = decodePaymentSignature(sentPayment);
-    line('2. The payment (PAYMENT-SIGNATURE)', `${payment.accepted.scheme} ${payment.accepted.amount} atomic USDC from ${wallet.publicKey.toBase58()}, a signed Solana transaction of ${payment.payload.kind === 'exact' ? Buffer.from(payment.payload.transaction, 'base64').length : 0} bytes`);
+    line(
+      '2. The payment (PAYMENT-SIGNATURE)',
+      `${payment.accepted.scheme} ${payment.accepted.amount} atomic USDC from ${wallet.publicKey.toBase58()}, a signed Solana transaction of ${payment.payload.kind === 'exact' ? Buffer.from(payment.payload.transaction, 'base64').length : 0} bytes`,
+    );
 
     const completion = (await answered.json()) as { model: string; choices: Array<{ message: { content: string } }> };
     line('3. The answer (HTTP 200)', `${completion.model}: "${completion.choices[0].message.content}"`);

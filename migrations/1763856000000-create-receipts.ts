@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Receipts (spec 2.10, ARCHITECTURE.md section 3): written pending when a payment is accepted,
+ * Receipts (spec 2.10; docs/decisions.md, "Settlement and receipts"): written pending when a payment is accepted,
  * completed once when settlement ends. Amounts are atomic USDC.
  */
 export class CreateReceipts1763856000000 implements MigrationInterface {

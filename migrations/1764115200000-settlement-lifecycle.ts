@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The settlement lifecycle (docs/decisions.md, "Money moves exactly once"): a receipt keeps what the payer received,
+ * The settlement lifecycle (docs/decisions.md, "Money moves exactly once (1 of 2)"): a receipt keeps what the payer received,
  * when and what was broadcast (for the reconciler), and is the durable claim on its payment: a
  * unique index on the replay key over receipts that are not `not_charged`, so no two instances
  * can accept one payment whatever Redis is doing. The lease table lets one replica reconcile.

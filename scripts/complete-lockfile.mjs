@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Run after `npm install` changes package-lock.json (`npm run lock:complete`).
 //
-// npm/cli#9846: when the registry cannot serve some of a package's optional builds (here the
+// An npm limitation (docs/decisions.md, "Tooling"): when the registry cannot serve some of a package's optional builds (here the
 // non-Linux native bindings of unrs-resolver, which Jest uses), `npm install` leaves them out of
 // the lock, and `npm ci` then refuses that very lock as "out of sync". Each missing optional
 // dependency gets an entry marked optional; `npm ci` accepts the lock and installs only what the

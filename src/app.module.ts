@@ -11,7 +11,7 @@ import type { GatewayConfig } from './config/gateway-config';
 import { BodyLimits, ROUTE_BODY_LIMITS } from './http/body-limits';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { HttpEdgeModule } from './http/http-edge.module';
-import { CoreModule } from './lifecycle/core.module';
+import { CoreModule } from './core/core.module';
 import { LoggingModule } from './logging/logging.module';
 import { createRootLogger } from './logging/root-logger';
 import { ChatModule } from './modules/chat/chat.module';

@@ -6,7 +6,7 @@ import { AppModule, type GatewayOptions } from './app.module';
 import type { GatewayConfig } from './config/gateway-config';
 import type { ConfigNotice } from './config/load-config';
 import { GatewayHttpAdapter } from './http/gateway-http-adapter';
-import { InFlightRequests } from './lifecycle/in-flight-requests';
+import { InFlightRequests } from './core/in-flight-requests';
 import { RootLogger } from './logging/app-logger';
 import { NestLogger } from './logging/nest-logger';
 

@@ -1,7 +1,7 @@
 /**
- * Microbenchmarks of the request pipeline's own steps (issue 6): body validation, the router's
+ * Microbenchmarks of the request pipeline's own steps (docs/performance.md): body validation, the router's
  * score, the cost estimate, the prompt guard, the cache key, and a payment's decode plus
- * verification; the guard, the score and the estimate also on 1 MB and 10 MB texts (issue 12).
+ * verification; the guard, the score and the estimate also on 1 MB and 10 MB texts (docs/decisions.md, "Limits before the work").
  * Used by `npm run bench` and on its own: `npm run bench:micro`.
  */
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
@@ -21,11 +21,18 @@ import { specPaymentHeader, type PaidWorld } from '../../test/support/paid-gatew
 import { microBench, printMicroTable, type MicroResult } from '../harness/micro-bench';
 import { validateChatBodyAsDto } from './chat-body-dto';
 
-const PROMPT_200 =
-  'Can you explain why my Python function returns None instead of the list? I call it with a list of ints and expect the squares back, step by step please. Thanks a lot!!';
+const PROMPT_200 = 'Can you explain why my Python function returns None instead of the list? I call it with a list of ints and expect the squares back, step by step please. Thanks a lot!!';
 
 export async function pipelineMicroBenchmarks(): Promise<MicroResult[]> {
-  const body = { model: 'auto', messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: PROMPT_200 }], max_tokens: 256, temperature: 0.2 };
+  const body = {
+    model: 'auto',
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: PROMPT_200 },
+    ],
+    max_tokens: 256,
+    temperature: 0.2,
+  };
   const request = parseChatRequest(JSON.parse(JSON.stringify(body)));
   const { config } = loadConfig({ GW_STORAGE: 'none', GW_RECIPIENT_WALLET: '11111111111111111111111111111111' });
   const model = config.catalog.model('openai/gpt-4o-mini');
@@ -49,13 +56,16 @@ export async function pipelineMicroBenchmarks(): Promise<MicroResult[]> {
 const MB = 1024 * 1024;
 
 /**
- * The text scans an unpaid request pays for, on the shape that froze the gateway in issue 12 ("aж"
+ * The text scans an unpaid request pays for, on the shape that once took the guard quadratic time ("aж"
  * and U+0482 repeated) at 1 MB and 10 MB of UTF-8: the guard (10 MB directly on the function, the
  * HTTP body limit being 10 MB for the whole body), the router's score and the estimate.
  */
 function largeTextBenchmarks(guard: PromptGuard): MicroResult[] {
   const results: MicroResult[] = [];
-  for (const [label, bytes, iterations] of [['1 MB', MB, 10], ['10 MB', 10 * MB, 3]] as const) {
+  for (const [label, bytes, iterations] of [
+    ['1 MB', MB, 10],
+    ['10 MB', 10 * MB, 3],
+  ] as const) {
     const text = 'aж\u0482'.repeat(Math.floor(bytes / Buffer.byteLength('aж\u0482')));
     const request = parseChatRequest({ model: 'auto', messages: [{ role: 'user', content: text }] });
     const signals = routingSignals(request);
@@ -77,7 +87,15 @@ async function paymentVerification(): Promise<MicroResult> {
     const [recipient, feePayer, payer] = [Keypair.generate(), Keypair.generate(), Keypair.generate()];
     localnet.airdrop(payer.publicKey, LAMPORTS_PER_SOL);
     const world = { localnet, mint, recipient, feePayer, payer } as unknown as PaidWorld;
-    const offer = { scheme: 'exact', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', amount: '21505', asset: mint.toBase58(), payTo: recipient.publicKey.toBase58(), maxTimeoutSeconds: 300, extra: { decimals: 6 } };
+    const offer = {
+      scheme: 'exact',
+      network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      amount: '21505',
+      asset: mint.toBase58(),
+      payTo: recipient.publicKey.toBase58(),
+      maxTimeoutSeconds: 300,
+      extra: { decimals: 6 },
+    };
     const header = specPaymentHeader(world, { x402Version: 2, resource: { url: '/v1/chat/completions', method: 'POST' }, accepts: [offer] } as never, { layout: 'sponsored', casing: 'camel' });
     const feePayers = new KeypairFeePayers([new Secret(feePayer.secretKey)]);
     const expectations = { payTo: offer.payTo, mint: offer.asset, minimumAmount: 21_505n, allowDurableNonce: false };

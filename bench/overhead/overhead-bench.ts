@@ -1,5 +1,5 @@
 /**
- * Gateway overhead on the free path (issue 4): the fake OpenAI-compatible provider called
+ * Gateway overhead on the free path (docs/performance.md): the fake OpenAI-compatible provider called
  * directly, then through the gateway, at 200 and 1,000 requests per second, open loop; overhead
  * is the difference per percentile. The gateway runs on one core, the fake and this generator on
  * the other.   npm run bench:overhead [-- --quick]

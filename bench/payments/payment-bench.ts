@@ -1,5 +1,5 @@
 /**
- * What a payment costs the gateway (issue 5): decoding the PAYMENT-SIGNATURE header plus verifying
+ * What a payment costs the gateway (docs/performance.md): decoding the PAYMENT-SIGNATURE header plus verifying
  * its transaction (no network), per request; and the end-to-end latency of paid chat requests on
  * the local chain (verify, blockhash check, simulation, replay claim, receipt, provider, broadcast
  * and confirmation), sequential, everything in this process on loopback; and the JSON-RPC calls a
@@ -73,7 +73,9 @@ async function main(): Promise<void> {
     console.log('end to end on the local chain (sequential; gateway, chain and fake provider in this process):');
     console.table([row('402 quote', quotes), row('paid, JSON, answer and confirmation', paid), row('paid, stream, to [DONE]', streamed)]);
     const paidRequests = 2 * PAID_REQUESTS;
-    console.log(`JSON-RPC calls per paid request (${paidRequests} paid requests; getLatestBlockhash and getEpochInfo are the tracker's timer; getBlockHeight is acceptance's, at most one read per 100 ms, beside the simulation):`);
+    console.log(
+      `JSON-RPC calls per paid request (${paidRequests} paid requests; getLatestBlockhash and getEpochInfo are the tracker's timer; getBlockHeight is acceptance's, at most one read per 100 ms, beside the simulation):`,
+    );
     console.table(RPC_METHODS.map((method) => ({ method, 'calls per paid request': ((rpc.calls(method) - (callsBefore.get(method) ?? 0)) / paidRequests).toFixed(2) })));
   } finally {
     await gateway.close();

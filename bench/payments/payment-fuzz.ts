@@ -1,5 +1,5 @@
 /**
- * Issue 11's fuzzing at length: generated PAYMENT-SIGNATURE headers and paid bodies against a
+ * The payment fuzzing at length: generated PAYMENT-SIGNATURE headers and paid bodies against a
  * gateway on the local chain, with the properties of test/support/payment-fuzz.ts (no 5xx, money
  * only with a 200, exactly, once). CI runs 10,000 with a fixed seed (test/e2e/payment-fuzz.e2e-spec.ts).
  *   npm run fuzz:payments -- [--runs 100000] [--seed N]
@@ -31,7 +31,8 @@ async function main(): Promise<void> {
       fc.asyncProperty(fuzzCase, (recipe) => run.run(recipe)),
       { numRuns: runs, seed, endOnFailure: true },
     );
-    if (details.failed) console.log(`${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}\nthe cases before it, oldest first:\n${run.recent.map((recipe) => JSON.stringify(recipe)).join('\n')}`);
+    if (details.failed)
+      console.log(`${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}\nthe cases before it, oldest first:\n${run.recent.map((recipe) => JSON.stringify(recipe)).join('\n')}`);
     else await run.settled();
     const health = await fetch(`${gateway.url}/health`);
     if (health.status !== 200) throw new Error(`after the runs /health answers ${health.status}`);

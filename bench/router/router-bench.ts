@@ -1,12 +1,11 @@
 /**
- * Scoring time of the smart router for a 200-character and a 20 KB prompt (issue targets on this
- * machine: p99 under 100 µs and under 1 ms).  npm run bench:router
+ * Scoring time of the smart router for a 200-character and a 20 KB prompt (targets on this machine:
+ * p99 under 100 µs and under 1 ms; docs/performance.md, "Targets").  npm run bench:router
  */
 import { scoreComplexity } from '../../src/modules/routing/domain/complexity-scorer';
 import { microBench, printMicroTable } from '../harness/micro-bench';
 
-const SHORT =
-  'Can you explain why my Python function returns None instead of the list? I call it with a list of ints and expect the squares back, step by step please.';
+const SHORT = 'Can you explain why my Python function returns None instead of the list? I call it with a list of ints and expect the squares back, step by step please.';
 const SHORT_200 = SHORT.padEnd(200, ' Thanks a lot for the help.').slice(0, 200);
 
 const CODE_BLOCK = [

@@ -104,12 +104,23 @@ function main(): void {
   const random = seeded(7);
   const folds: number[] = [];
   for (let repeat = 0; repeat < 2; repeat++) {
-    const shuffled = rows.map((row) => [random(), row] as const).sort((a, b) => a[0] - b[0]).map(([, row]) => row);
-    for (let k = 0; k < 3; k++) folds.push(accuracy(fit(shuffled.filter((_, i) => i % 3 !== k)), shuffled.filter((_, i) => i % 3 === k)));
+    const shuffled = rows
+      .map((row) => [random(), row] as const)
+      .sort((a, b) => a[0] - b[0])
+      .map(([, row]) => row);
+    for (let k = 0; k < 3; k++)
+      folds.push(
+        accuracy(
+          fit(shuffled.filter((_, i) => i % 3 !== k)),
+          shuffled.filter((_, i) => i % 3 === k),
+        ),
+      );
   }
   const model = fit(rows);
   const round = (n: number): number => Math.round(n * 100) / 100;
-  console.log(`tune split: ${rows.length} prompts; cross-validated accuracy ${(100 * folds.reduce((a, b) => a + b) / folds.length).toFixed(1)}% (min fold ${(100 * Math.min(...folds)).toFixed(1)}%); fitted ${(100 * accuracy(model, rows)).toFixed(1)}%`);
+  console.log(
+    `tune split: ${rows.length} prompts; cross-validated accuracy ${((100 * folds.reduce((a, b) => a + b)) / folds.length).toFixed(1)}% (min fold ${(100 * Math.min(...folds)).toFixed(1)}%); fitted ${(100 * accuracy(model, rows)).toFixed(1)}%`,
+  );
   console.log('WEIGHTS', Object.fromEntries(DIMENSIONS.map((d, i) => [d, round(model.weights[i])])));
   console.log('TIER_THRESHOLDS', { Complex: round(model.cuts[1]), Medium: round(model.cuts[0]) });
   console.log('REASONING_EVIDENCE', Object.fromEntries(evidenceDims.map((d, j) => [DIMENSIONS[d], round(model.evidence[j])])));

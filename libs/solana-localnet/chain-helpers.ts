@@ -1,12 +1,4 @@
-import {
-  ACCOUNT_SIZE,
-  AccountLayout,
-  AccountState,
-  getAssociatedTokenAddressSync,
-  MINT_SIZE,
-  MintLayout,
-  TOKEN_PROGRAM_ID,
-} from '@solana/spl-token';
+import { ACCOUNT_SIZE, AccountLayout, AccountState, getAssociatedTokenAddressSync, MINT_SIZE, MintLayout, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import { decodeMint, decodeTokenAccount } from './token-accounts';

@@ -36,10 +36,7 @@ export function executionResult(meta: TransactionMetadata, err: TransactionError
     logs: meta.logs(),
     unitsConsumed: Number(meta.computeUnitsConsumed()),
     // Solana reports no return data rather than an empty one.
-    returnData:
-      returnData.data().length > 0
-        ? { programId: bs58.encode(returnData.programId()), data: [Buffer.from(returnData.data()).toString('base64'), 'base64'] }
-        : null,
+    returnData: returnData.data().length > 0 ? { programId: bs58.encode(returnData.programId()), data: [Buffer.from(returnData.data()).toString('base64'), 'base64'] } : null,
     innerInstructions: meta
       .innerInstructions()
       .map((inner, index) => ({

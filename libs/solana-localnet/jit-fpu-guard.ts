@@ -3,7 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 /*
  * LiteSVM's x86-64 JIT (solana-sbpf 0.13, its `callx` sequence) uses the MMX register mm0 as a
  * scratch register and never executes EMMS, so after any program has run, the x87 register stack
- * of the calling thread is full (LiteSVM issue #171). Node's own x87 code then computes garbage:
+ * of the calling thread is full (see libs/solana-localnet/README.md). Node's own x87 code then computes garbage:
  * a float `%` in JavaScript returns NaN, and V8's allocation-site pretenuring sizes a hash table
  * from NaN on the next full GC and aborts the process with `std::bad_alloc`. JavaScript can
  * neither execute EMMS nor keep LiteSVM off the JIT, so instead:

@@ -1,12 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import {
-  AddressLookupTableAccount,
-  MessageAccountKeys,
-  PublicKey,
-  SystemProgram,
-  type VersionedMessage,
-  type VersionedTransaction,
-} from '@solana/web3.js';
+import { AddressLookupTableAccount, MessageAccountKeys, PublicKey, SystemProgram, type VersionedMessage, type VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { Clock, EpochSchedule, FailedTransactionMetadata, LiteSVM, type Account, type AccountInfoBytes } from 'litesvm';
 import { executionResult, type ExecutionResult } from './execution-result';

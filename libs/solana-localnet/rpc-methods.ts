@@ -137,7 +137,12 @@ export function rpcMethods(chain: LocalChain, options: RpcMethodsOptions): RpcHa
       const list = params[0];
       if (!Array.isArray(list)) throw RpcError.invalidParams('expected an array of addresses');
       if (list.length > MAX_MULTIPLE_ACCOUNTS) throw RpcError.invalidParams(`Too many inputs provided; max ${MAX_MULTIPLE_ACCOUNTS}`);
-      return withContext(accountsAt(list.map((_, index) => publicKeyParam(list, index)), configParam(params, 1)));
+      return withContext(
+        accountsAt(
+          list.map((_, index) => publicKeyParam(list, index)),
+          configParam(params, 1),
+        ),
+      );
     },
     getTokenAccountBalance: (params) => {
       const address = publicKeyParam(params, 0);
@@ -189,9 +194,7 @@ export function rpcMethods(chain: LocalChain, options: RpcMethodsOptions): RpcHa
       return withContext(
         signatures.map((_, index) => {
           const status = chain.signatureStatus(stringParam(signatures, index, 'signature'));
-          return status
-            ? { slot: status.slot, confirmations: null, err: status.err, status: statusJson(status.err), confirmationStatus: 'finalized' }
-            : null;
+          return status ? { slot: status.slot, confirmations: null, err: status.err, status: statusJson(status.err), confirmationStatus: 'finalized' } : null;
         }),
       );
     },

@@ -27,8 +27,7 @@ describe('the localnet JSON-RPC wire', () => {
     return response.json();
   }
 
-  const call = (method: string, params: unknown[] = []): Promise<RpcReply> =>
-    post(JSON.stringify({ jsonrpc: '2.0', id: 'req-1', method, params })) as Promise<RpcReply>;
+  const call = (method: string, params: unknown[] = []): Promise<RpcReply> => post(JSON.stringify({ jsonrpc: '2.0', id: 'req-1', method, params })) as Promise<RpcReply>;
 
   it('answers an unknown method with -32601 in the JSON-RPC error envelope', async () => {
     expect(await call('getEverything')).toEqual({ jsonrpc: '2.0', id: 'req-1', error: { code: -32601, message: 'Method not found' } });
@@ -93,8 +92,7 @@ describe('the localnet JSON-RPC wire', () => {
         else messages.push(message);
       });
       await once(socket, 'open');
-      const next = (): Promise<Record<string, unknown>> =>
-        messages.length > 0 ? Promise.resolve(messages.shift() as Record<string, unknown>) : new Promise((resolve) => waiting.push(resolve));
+      const next = (): Promise<Record<string, unknown>> => (messages.length > 0 ? Promise.resolve(messages.shift() as Record<string, unknown>) : new Promise((resolve) => waiting.push(resolve)));
       return { socket, next };
     }
 

@@ -36,11 +36,7 @@ describe('the 402 challenge', () => {
     ['not base64', 'PAYMENT-REQUIRED is not base64', '{"x402Version":2}'],
     ['base64 of non-JSON', 'PAYMENT-REQUIRED is base64 but not of JSON', base64('x402')],
     ['version 1', 'x402Version must be 2', base64(JSON.stringify({ ...header, x402Version: 1 }))],
-    [
-      'the snake_case body',
-      'the top-level object mixes snake_case field names into a camelCase message',
-      base64(JSON.stringify(sampleBody())),
-    ],
+    ['the snake_case body', 'the top-level object mixes snake_case field names into a camelCase message', base64(JSON.stringify(sampleBody()))],
     ['an escrow offer', 'accepts[0].scheme must be "exact"', withOffer({ scheme: 'escrow' })],
     ['other decimals', 'accepts[0].extra.decimals must be 6', withOffer({ extra: { decimals: 9 } })],
     ['no offers', 'accepts must be a non-empty array', encodePaymentRequiredHeader({ ...header, accepts: [] })],

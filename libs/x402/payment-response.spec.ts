@@ -18,11 +18,7 @@ describe('the PAYMENT-RESPONSE header', () => {
     ['no success flag', base64({ ...settled, success: undefined }), 'missing field success'],
     ['success as a string', base64({ ...settled, success: 'true' }), 'success must be a boolean'],
     ['a symbolic network', base64({ ...settled, network: 'solana' }), 'network must be a CAIP-2 network id'],
-    [
-      'snake_case names',
-      base64({ ...settled, error_reason: 'x' }),
-      'the top-level object mixes snake_case field names into a camelCase message',
-    ],
+    ['snake_case names', base64({ ...settled, error_reason: 'x' }), 'the top-level object mixes snake_case field names into a camelCase message'],
   ])('refuses %s', (_, value, message) => {
     const decode = () => decodePaymentResponseHeader(value);
     expect(decode).toThrow(X402DecodeError);

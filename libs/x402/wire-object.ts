@@ -61,16 +61,12 @@ export class WireObject {
 
   integer(name: string, min: number): number {
     const description = min === 0 ? 'a non-negative integer' : `an integer of at least ${min}`;
-    return this.typed(name, description, (value): value is number =>
-      typeof value === 'number' && Number.isSafeInteger(value) && value >= min,
-    );
+    return this.typed(name, description, (value): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= min);
   }
 
   /** Atomic token units as a decimal string: digits only, within an SPL token amount (u64). */
   atomicAmount(name: string): string {
-    return this.typed(name, 'a string of digits within u64', (value): value is string =>
-      typeof value === 'string' && DIGITS.test(value) && BigInt(value) <= U64_MAX,
-    );
+    return this.typed(name, 'a string of digits within u64', (value): value is string => typeof value === 'string' && DIGITS.test(value) && BigInt(value) <= U64_MAX);
   }
 
   network(name: string): Network {
@@ -88,11 +84,7 @@ export class WireObject {
   /** Standard base64; with `bytes`, of exactly that many bytes. */
   base64(name: string, bytes?: number): string {
     const description = bytes === undefined ? 'base64' : `base64 of ${bytes} bytes`;
-    return this.typed(name, description, (value): value is string =>
-      typeof value === 'string' &&
-      isCanonicalBase64(value) &&
-      (bytes === undefined || Buffer.byteLength(value, 'base64') === bytes),
-    );
+    return this.typed(name, description, (value): value is string => typeof value === 'string' && isCanonicalBase64(value) && (bytes === undefined || Buffer.byteLength(value, 'base64') === bytes));
   }
 
   /** A nested x402 object, read in this object's casing. */

@@ -5,10 +5,7 @@ import type { Secret } from './secret';
 export type GatewayEnv = 'development' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
-export type StorageConfig =
-  | { kind: 'postgres'; url: Secret }
-  | { kind: 'pglite'; dataDir: string }
-  | { kind: 'none' };
+export type StorageConfig = { kind: 'postgres'; url: Secret } | { kind: 'pglite'; dataDir: string } | { kind: 'none' };
 
 export interface HttpConfig {
   host: string;

@@ -207,7 +207,14 @@ describe('loadConfig', () => {
 
   it('never shows secrets when the configuration is logged or serialised', () => {
     const key = bs58.encode(Keypair.generate().secretKey);
-    const { config } = loadConfig({ ...base(), OPENAI_API_KEY: 'sk-secret-openai', GW_ADMIN_TOKEN: 'admin-secret-token-1234', GW_FEE_PAYER_KEYS: key, DATABASE_URL: 'postgres://u:dbpass@h/db', REDIS_URL: 'redis://:redispass@h' });
+    const { config } = loadConfig({
+      ...base(),
+      OPENAI_API_KEY: 'sk-secret-openai',
+      GW_ADMIN_TOKEN: 'admin-secret-token-1234',
+      GW_FEE_PAYER_KEYS: key,
+      DATABASE_URL: 'postgres://u:dbpass@h/db',
+      REDIS_URL: 'redis://:redispass@h',
+    });
     const json = JSON.stringify(config, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
     for (const text of [json, inspect(config, { depth: 10 }), String(config.adminToken)]) {
       for (const secret of ['sk-secret-openai', 'admin-secret-token-1234', key, 'dbpass', 'redispass']) expect(text).not.toContain(secret);

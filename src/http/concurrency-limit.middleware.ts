@@ -2,7 +2,7 @@ import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { GatewayConfig } from '../config/gateway-config';
 import { GatewayError } from '../errors/gateway-error';
-import { InFlightRequests } from '../lifecycle/in-flight-requests';
+import { InFlightRequests } from '../core/in-flight-requests';
 import { HttpMetrics } from './http-metrics';
 import { isOpsPath } from './ops-paths';
 import { requestPath } from './request-context';

@@ -36,6 +36,14 @@ describe('asGatewayError', () => {
   });
 
   it('has a status for every error type, and the spec statuses for its types', () => {
-    expect(ERROR_STATUS).toMatchObject({ bad_request: 400, invalid_payment: 402, model_not_found: 404, rate_limit_exceeded: 429, settlement_failed: 500, provider_error: 502, upstream_unavailable: 503 });
+    expect(ERROR_STATUS).toMatchObject({
+      bad_request: 400,
+      invalid_payment: 402,
+      model_not_found: 404,
+      rate_limit_exceeded: 429,
+      settlement_failed: 500,
+      provider_error: 502,
+      upstream_unavailable: 503,
+    });
   });
 });

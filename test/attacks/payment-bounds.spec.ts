@@ -19,7 +19,7 @@ import { startPrivateRedis, type PrivateRedis } from '../support/private-redis';
 import { serviceAvailable } from '../support/services';
 
 /**
- * Unit-level attacks on issue 11's bounds (the e2e ones are in test/e2e/payment-bounds-attacks.e2e-spec.ts),
+ * Unit-level attacks on the three payment bounds (docs/decisions.md, "Money moves exactly once (2 of 2)"; the e2e ones are in test/e2e/payment-bounds-attacks.e2e-spec.ts),
  * from its adversarial reviews: each asserts the behaviour the bounds promise.
  */
 
@@ -64,7 +64,15 @@ describe('the per-client sponsorship bound', () => {
   });
 
   it('one IPv6 client (its /64) with a fresh wallet per payment cannot pass the client bound by changing the low 64 bits of its address', async () => {
-    const fees = new FeeSponsorship(new TheseFeePayers(['fee-payer']), new MemorySponsorshipLedger(), { lamports: () => Promise.resolve(0n) } as unknown as PaymentChain, new PaymentMetrics(new Registry()), logger, config, () => 10 * HOUR);
+    const fees = new FeeSponsorship(
+      new TheseFeePayers(['fee-payer']),
+      new MemorySponsorshipLedger(),
+      { lamports: () => Promise.resolve(0n) } as unknown as PaymentChain,
+      new PaymentMetrics(new Registry()),
+      logger,
+      config,
+      () => 10 * HOUR,
+    );
     // Room for two sponsored fees per client: the third from the same /64 must be refused.
     await fees.hold(transfer('wallet-1'), '2001:db8:1:2::1');
     await fees.hold(transfer('wallet-2'), '2001:db8:1:2::2');

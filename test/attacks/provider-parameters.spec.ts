@@ -2,7 +2,7 @@ import { anthropicParameters } from '../../src/adapters/llm/anthropic/anthropic-
 import { anthropicRequestBody } from '../../src/adapters/llm/anthropic/anthropic-request';
 import { OPENAI_COMPATIBLE_DIALECTS } from '../../src/adapters/llm/openai-compatible/dialects';
 import { openAiAdjustments, openAiRequestBody } from '../../src/adapters/llm/openai-compatible/openai-request';
-import { isSent } from '../../src/adapters/llm/parameter-support';
+import { isSent } from '../../src/adapters/llm/shared/parameter-support';
 import type { ChatRequest } from '../../src/modules/chat/domain/chat-request';
 import type { UpstreamCall } from '../../src/modules/providers/ports/llm-provider';
 
@@ -76,7 +76,10 @@ describe('what is changed is listed in the debug header', () => {
   });
 
   it('OpenAI: a lower effort raised for o3 is a rewrite; tool_choice without tools a drop', () => {
-    expect(openAiAdjustments(call('o3', { reasoning_effort: 'minimal', tool_choice: 'auto' }, true), OPENAI_COMPATIBLE_DIALECTS.openai)).toEqual({ dropped: ['tool_choice'], rewritten: ['reasoning_effort'] });
+    expect(openAiAdjustments(call('o3', { reasoning_effort: 'minimal', tool_choice: 'auto' }, true), OPENAI_COMPATIBLE_DIALECTS.openai)).toEqual({
+      dropped: ['tool_choice'],
+      rewritten: ['reasoning_effort'],
+    });
   });
 
   it('DeepSeek: json_schema asked as json_object is a rewrite of response_format', () => {

@@ -6,7 +6,7 @@ import { startTestGateway } from '../support/gateway-harness';
 import { postFrom } from '../support/loopback-client';
 
 /**
- * Bodies built to make the gateway's text scans slow (issue 12): they are answered in time linear
+ * Bodies built to make the gateway's text scans slow (docs/decisions.md, "Linear time outside the guard"): they are answered in time linear
  * in their size, leave /health answering, are bounded per client address before any work on their
  * text, and deep nesting is a 400, never a 500.
  */
@@ -169,7 +169,11 @@ describe('adversarial bodies on the unpaid path', () => {
       // The deepest the openai client can send (4,000 levels) reaches it as a BadRequestError with the gateway's message.
       let schema: Record<string, unknown> = { type: 'string' };
       for (let i = 0; i < 2_000; i++) schema = { type: 'object', properties: { a: schema } };
-      const asked = client.chat.completions.create({ model: 'auto', messages: [{ role: 'user', content: 'Look it up.' }], tools: [{ type: 'function', function: { name: 'lookup', parameters: schema } }] });
+      const asked = client.chat.completions.create({
+        model: 'auto',
+        messages: [{ role: 'user', content: 'Look it up.' }],
+        tools: [{ type: 'function', function: { name: 'lookup', parameters: schema } }],
+      });
       await expect(asked).rejects.toMatchObject({ status: 400, error: { type: 'bad_request', message: tooDeep, code: 'request.nesting_too_deep' } });
     });
 

@@ -6,7 +6,7 @@ import type { RunningGateway } from '../../src/gateway';
 import { startTestGateway, TEST_RECIPIENT_WALLET } from '../support/gateway-harness';
 
 const CHAT = '/v1/chat/completions';
-/** The worked example's exact offer (ARCHITECTURE.md): the fields the 402 body and header spell alike. */
+/** The worked example's exact offer (src/modules/billing/domain/chat-cost.spec.ts): the fields the 402 body and header spell alike. */
 const WORKED_EXAMPLE_OFFER = { scheme: 'exact', network: SOLANA_MAINNET_NETWORK, amount: '21505', asset: SOLANA_MAINNET_USDC_MINT };
 
 async function post(gateway: RunningGateway, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }> {
@@ -66,7 +66,7 @@ describe('catalog, routing and the 402 quote', () => {
   });
 
   it('answers a request without PAYMENT-SIGNATURE with the 402 body and header, amounts computed by hand', async () => {
-    // 1 input token ("a"), 8,192 output tokens at 0.30 / 2.50: the worked example of ARCHITECTURE.md, 21,505 atomic units.
+    // 1 input token ("a"), 8,192 output tokens at 0.30 / 2.50: the worked example of chat-cost.spec.ts, 21,505 atomic units.
     const res = await post(gateway, { model: 'google/gemini-2.5-flash', messages: [{ role: 'user', content: 'a' }] });
     expect(res.status).toBe(402);
     expect(res.body).toEqual({
@@ -174,7 +174,13 @@ describe('catalog, routing and the 402 quote', () => {
     [{ model: 'auto', messages: message, n: 2 }, 400, 'bad_request', 'n must be 1: one quote buys one completion', 'request.invalid_body'],
     [{ model: 'auto', messages: message, stream: 'yes' }, 400, 'bad_request', 'stream must be boolean', 'request.invalid_body'],
     [{ model: 'auto', messages: message, tools: [{ type: 'function' }] }, 400, 'bad_request', 'tools[0].function is required', 'request.invalid_body'],
-    [{ model: 'auto', messages: message, tool_choice: 'sometimes' }, 400, 'bad_request', 'tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": ...}}', 'request.invalid_body'],
+    [
+      { model: 'auto', messages: message, tool_choice: 'sometimes' },
+      400,
+      'bad_request',
+      'tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": ...}}',
+      'request.invalid_body',
+    ],
     [{ model: 'gpt-99', messages: message }, 404, 'model_not_found', 'model not found: gpt-99', 'chat.model_not_found'],
     [
       { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] },
@@ -199,7 +205,15 @@ describe('catalog, routing and the 402 quote', () => {
   it('accepts an image part for a vision model and quotes it', async () => {
     const res = await post(gateway, {
       model: 'openai/gpt-4o',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
       max_tokens: 10,
     });
     // 13 code points = 4 tokens + 1,600 for the image; (1,604 x 2,500,000 + 10 x 10,000,000) x 105 / 10^8 = 4,315.5 -> 4,316.

@@ -101,7 +101,15 @@ describe('provider quirks, through the openai client', () => {
   });
 
   describe('DeepSeek, content as text parts (LangChain, Cline, OpenHands)', () => {
-    const messages = [{ role: 'user' as const, content: [{ type: 'text' as const, text: '<task>Rename it</task>' }, { type: 'text' as const, text: '<env>linux</env>' }] }];
+    const messages = [
+      {
+        role: 'user' as const,
+        content: [
+          { type: 'text' as const, text: '<task>Rename it</task>' },
+          { type: 'text' as const, text: '<env>linux</env>' },
+        ],
+      },
+    ];
 
     it('is answered, the parts reaching DeepSeek joined as the string it requires, and the debug header says so', async () => {
       const { data, response } = await client.chat.completions.create({ model: 'deepseek/deepseek-test-free', messages }, DEBUG).withResponse();
@@ -174,7 +182,11 @@ describe('provider quirks, through the openai client', () => {
       let parameters: Record<string, unknown> = { type: 'string' };
       for (let i = 0; i < 2000; i++) parameters = { type: 'object', properties: { a: parameters } };
 
-      const refused = client.chat.completions.create({ model: 'openai/gpt-test-free', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'deep', parameters } }] });
+      const refused = client.chat.completions.create({
+        model: 'openai/gpt-test-free',
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ type: 'function', function: { name: 'deep', parameters } }],
+      });
 
       await expect(refused).rejects.toMatchObject({ status: 400, error: { type: 'bad_request' } });
     });

@@ -110,7 +110,15 @@ describe('the chat proxy, each provider family over its native wire format', () 
   ] as const)('sends an image part to the %s vision model in its native form', async (family, model, native) => {
     await client.chat.completions.create({
       model,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
+      ],
     });
     expect(JSON.stringify(upstreams[family].requests[0].body)).toMatch(native);
   });

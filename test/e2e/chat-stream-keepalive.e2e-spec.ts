@@ -19,7 +19,10 @@ describe('SSE keep-alives on a stream that goes silent', () => {
 
     const body = await (await streamed()).text();
 
-    const blocks = body.split('\n\n').filter((block) => block !== '').map((block) => `${block}\n\n`);
+    const blocks = body
+      .split('\n\n')
+      .filter((block) => block !== '')
+      .map((block) => `${block}\n\n`);
     expect(blocks.filter((block) => block === KEEP_ALIVE).length).toBeGreaterThanOrEqual(3);
     expect(blocks.every((block) => block === KEEP_ALIVE || block.startsWith('data: '))).toBe(true);
     // Only in silences: never before the first event, and the stream still ends as OpenAI's does.

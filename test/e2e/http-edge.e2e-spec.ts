@@ -211,7 +211,9 @@ describe('HTTP edge (development)', () => {
       const res = await fetch(`${url}/health`, { headers: { origin: 'http://127.0.0.1:3000' } });
       expect(res.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:3000');
       const exposed = (res.headers.get('access-control-expose-headers') ?? '').split(',');
-      expect(exposed).toEqual(expect.arrayContaining(['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-Gw-Receipt', 'X-Gw-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']));
+      expect(exposed).toEqual(
+        expect.arrayContaining(['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-Gw-Receipt', 'X-Gw-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After']),
+      );
     });
 
     it('sends no CORS headers to a disallowed origin on a simple request', async () => {

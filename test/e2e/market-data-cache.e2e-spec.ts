@@ -8,7 +8,6 @@ describe('the response cache and market-data tools (spec 1.7)', () => {
   const model = 'openai/gpt-test-free';
   const debug = { headers: { 'x-gw-debug': 'true' } };
 
-
   /** The X-Gw-Cache header of two identical requests, the second sent once the first's cache write had time to land. */
   async function twice(body: ChatCompletionCreateParamsNonStreaming): Promise<Array<string | null>> {
     const first = await world.client.chat.completions.create(body, debug).withResponse();

@@ -1,19 +1,6 @@
 import type { RunningGateway } from '../../src/gateway';
 import { chatBody, postChat, type PaidWorld } from '../support/paid-gateway';
-import {
-  changeSince,
-  drainUsdc,
-  errorEvents,
-  finalReceipt,
-  hasContent,
-  longText,
-  sleep,
-  sseDataOf,
-  StreamReader,
-  streamedContent,
-  transferLands,
-  until,
-} from '../support/settlement-probes';
+import { changeSince, drainUsdc, errorEvents, finalReceipt, hasContent, longText, sleep, sseDataOf, StreamReader, streamedContent, transferLands, until } from '../support/settlement-probes';
 import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWorld } from '../support/settlement-world';
 
 /**
@@ -64,7 +51,7 @@ describe('PaidCall: what stops a paid call from acceptance, one call per replay 
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'client_disconnected' });
   }, 15_000);
 
-  it('guard: a stream that stays connected but whose first content comes after GW_REQUEST_TIMEOUT_SECS is stopped by the call\'s own timer: nothing charged, the payment serves once later', async () => {
+  it("guard: a stream that stays connected but whose first content comes after GW_REQUEST_TIMEOUT_SECS is stopped by the call's own timer: nothing charged, the payment serves once later", async () => {
     const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1', GW_STREAM_MAX_SECS: '20' });
     const body = chatBody({ stream: true });
     const { payer, payment, amount, before } = await paidRequest(world, gateway, body);

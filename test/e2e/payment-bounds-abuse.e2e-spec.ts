@@ -5,7 +5,7 @@ import { changeSince, fundedPayer, snapshot } from '../support/settlement-probes
 import { useSettlementWorld } from '../support/settlement-world';
 
 /**
- * Attacks on the payment bounds that the review of issue 11 tried on the local chain, kept as
+ * Attacks on the payment bounds that an adversarial review tried on the local chain, kept as
  * regressions: occupying another payer's source, and using released sponsored payments to get
  * more sponsored fees than the bounds allow.
  */
@@ -24,7 +24,9 @@ describe('abusing the payment bounds', () => {
 
     const occupying = await Promise.all(
       Array.from({ length: 5 }, () =>
-        postChat(gateway, body, { 'payment-signature': specPaymentHeader(world, header, { payer: attacker, instructions: (parties) => paymentInstructions(transferChecked(parties, { amount, source: victimAccount })) }) }),
+        postChat(gateway, body, {
+          'payment-signature': specPaymentHeader(world, header, { payer: attacker, instructions: (parties) => paymentInstructions(transferChecked(parties, { amount, source: victimAccount })) }),
+        }),
       ),
     );
     expect(occupying.map((res) => res.status)).toEqual([402, 402, 402, 402, 402]);

@@ -12,7 +12,7 @@ import { useSettlementWorld } from '../support/settlement-world';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
- * Attacks on issue 11's three bounds (docs/decisions.md, "Money moves exactly once (issue 11)") on
+ * Attacks on the three payment bounds (docs/decisions.md, "Money moves exactly once (2 of 2)") on
  * the local chain, from its adversarial reviews: each asserts the behaviour the bounds promise.
  * Those that found a defect when written are regressions now; "(defended)" marks those that did not.
  * Unit-level ones: test/attacks/payment-bounds.spec.ts.
@@ -122,7 +122,8 @@ describe('attacks on the payment bounds', () => {
       const calls = suite.providerRequests();
       world().upstreams.openai.script(...Array.from({ length: 3 }, () => ({ kind: 'reply' as const, firstByteDelayMs: 1_000 })));
 
-      const delegated = () => specPaymentHeader(world(), header, { payer: delegate, instructions: (parties) => paymentInstructions(transferChecked(parties, { amount, source, authority: delegate.publicKey })) });
+      const delegated = () =>
+        specPaymentHeader(world(), header, { payer: delegate, instructions: (parties) => paymentInstructions(transferChecked(parties, { amount, source, authority: delegate.publicKey })) });
       const answers = await Promise.all([delegated(), delegated(), delegated()].map((payment) => postChat(gateway, body, { 'payment-signature': payment })));
       const statuses = answers.map((res) => res.status).sort();
       // Only one of the three can ever land: the other two must not reach a provider.
@@ -138,7 +139,8 @@ describe('attacks on the payment bounds', () => {
       suite.proxy.mode({ kind: 'no-preflight' });
       world().upstreams.openai.script({ kind: 'reply', firstByteDelayMs: 600 }, { kind: 'reply', firstByteDelayMs: 900 });
 
-      const delegated = () => specPaymentHeader(world(), header, { payer: delegate, instructions: (parties) => paymentInstructions(transferChecked(parties, { amount, source, authority: delegate.publicKey })) });
+      const delegated = () =>
+        specPaymentHeader(world(), header, { payer: delegate, instructions: (parties) => paymentInstructions(transferChecked(parties, { amount, source, authority: delegate.publicKey })) });
       const answers = await Promise.all([delegated(), delegated()].map((payment) => postChat(gateway, body, { 'payment-signature': payment })));
       const streams = await Promise.all(answers.map(async (res) => ({ status: res.status, data: res.status === 200 ? sseDataOf(await res.text()) : [] })));
       const unpaid = streams.filter((s) => s.status === 200 && errorEvents(s.data).some((e) => e.type === 'settlement_failed') && streamedContent(s.data).length > 0);
@@ -194,30 +196,34 @@ describe('attacks on the payment bounds', () => {
         expect(changeSince(world(), payer, before).payer).toBe(-amount);
       });
 
-      withRedis('a payment that landed while Redis was briefly unreachable stops counting as in flight: its payer is not locked out once Redis is back', async () => {
-        redis = await startPrivateRedis();
-        link = await startTcpProxy({ host: '127.0.0.1', port: redis.port });
-        const gateway = await suite.start({ REDIS_URL: `redis://127.0.0.1:${link.port}` });
-        const body = chatBody();
-        const { header, amount } = await quote(gateway, body);
-        // Two payments and a half: after the first lands, the second is covered.
-        const payer = fundedPayer(world(), 2n * amount + amount / 2n);
-        const before = snapshot(world(), payer);
-        world().upstreams.openai.script({ kind: 'reply', firstByteDelayMs: 1_000 });
+      withRedis(
+        'a payment that landed while Redis was briefly unreachable stops counting as in flight: its payer is not locked out once Redis is back',
+        async () => {
+          redis = await startPrivateRedis();
+          link = await startTcpProxy({ host: '127.0.0.1', port: redis.port });
+          const gateway = await suite.start({ REDIS_URL: `redis://127.0.0.1:${link.port}` });
+          const body = chatBody();
+          const { header, amount } = await quote(gateway, body);
+          // Two payments and a half: after the first lands, the second is covered.
+          const payer = fundedPayer(world(), 2n * amount + amount / 2n);
+          const before = snapshot(world(), payer);
+          world().upstreams.openai.script({ kind: 'reply', firstByteDelayMs: 1_000 });
 
-        const first = postChat(gateway, body, { 'payment-signature': specPaymentHeader(world(), header, { payer }) });
-        await until(() => world().upstreams.openai.requests.length > 0, 5_000, 'the first payment reached its provider');
-        // Redis unreachable (not restarted: it keeps the debit) while the first payment lands.
-        link.refuse(true);
-        link.cut();
-        expect((await first).status).toBe(200);
-        expect(changeSince(world(), payer, before).payer).toBe(-amount);
-        link.refuse(false);
-        await sleep(6_000); // the client reconnects (its retry delay grows by 250 ms a try)
+          const first = postChat(gateway, body, { 'payment-signature': specPaymentHeader(world(), header, { payer }) });
+          await until(() => world().upstreams.openai.requests.length > 0, 5_000, 'the first payment reached its provider');
+          // Redis unreachable (not restarted: it keeps the debit) while the first payment lands.
+          link.refuse(true);
+          link.cut();
+          expect((await first).status).toBe(200);
+          expect(changeSince(world(), payer, before).payer).toBe(-amount);
+          link.refuse(false);
+          await sleep(6_000); // the client reconnects (its retry delay grows by 250 ms a try)
 
-        const second = await refusal(await postChat(gateway, body, { 'payment-signature': specPaymentHeader(world(), header, { payer }) }));
-        expect(second.status).toBe(200);
-      }, 30_000);
+          const second = await refusal(await postChat(gateway, body, { 'payment-signature': specPaymentHeader(world(), header, { payer }) }));
+          expect(second.status).toBe(200);
+        },
+        30_000,
+      );
     });
   });
 
@@ -231,40 +237,44 @@ describe('attacks on the payment bounds', () => {
         redis = undefined;
       });
 
-      withRedis('a fee charged to the memory fallback while Redis was unreachable, released after it is back, does not refund a charge Redis never had (the wallet bound holds)', async () => {
-        redis = await startPrivateRedis();
-        const link = await startTcpProxy({ host: '127.0.0.1', port: redis.port });
-        // Room for two sponsored fees per wallet and client address.
-        const bounds = { GW_SPONSOR_WALLET_LAMPORTS_PER_HOUR: String(2 * SPONSORED_FEE + 1), GW_SPONSOR_WINDOW_SECS: '600' };
-        const direct = await suite.start({ REDIS_URL: redis.url, ...bounds });
-        const partitioned = await suite.start({ REDIS_URL: `redis://127.0.0.1:${link.port}`, GW_BLOCKHASH_POLL_MS: '100', ...bounds });
-        const payer = fundedPayer(world());
-        const before = snapshot(world(), payer);
-        try {
-          expect((await pay(direct, payer, { layout: 'sponsored' })).status).toBe(200);
+      withRedis(
+        'a fee charged to the memory fallback while Redis was unreachable, released after it is back, does not refund a charge Redis never had (the wallet bound holds)',
+        async () => {
+          redis = await startPrivateRedis();
+          const link = await startTcpProxy({ host: '127.0.0.1', port: redis.port });
+          // Room for two sponsored fees per wallet and client address.
+          const bounds = { GW_SPONSOR_WALLET_LAMPORTS_PER_HOUR: String(2 * SPONSORED_FEE + 1), GW_SPONSOR_WINDOW_SECS: '600' };
+          const direct = await suite.start({ REDIS_URL: redis.url, ...bounds });
+          const partitioned = await suite.start({ REDIS_URL: `redis://127.0.0.1:${link.port}`, GW_BLOCKHASH_POLL_MS: '100', ...bounds });
+          const payer = fundedPayer(world());
+          const before = snapshot(world(), payer);
+          try {
+            expect((await pay(direct, payer, { layout: 'sponsored' })).status).toBe(200);
 
-          // The second instance loses Redis; a sponsored payment is charged to its memory ledger and waits for its provider.
-          link.refuse(true);
-          link.cut();
-          world().upstreams.openai.script({ kind: 'reply', firstByteDelayMs: 15_000 });
-          const released = pay(partitioned, payer, { layout: 'sponsored' });
-          await until(() => world().upstreams.openai.requests.length > 1, 5_000, 'the provider was called');
-          // Redis is back (with its counters) before that payment is released as its blockhash runs out.
-          link.refuse(false);
-          await until(async () => (await fetch(`${partitioned.url}/health/ready`)).status === 200, 15_000, 'the instance reconnected to Redis');
-          const { lastValidBlockHeight } = world().localnet.latestBlockhash();
-          world().localnet.advanceSlots(lastValidBlockHeight - world().localnet.slot - 5);
-          expect((await released).status).toBe(402);
-          world().localnet.expireBlockhash();
+            // The second instance loses Redis; a sponsored payment is charged to its memory ledger and waits for its provider.
+            link.refuse(true);
+            link.cut();
+            world().upstreams.openai.script({ kind: 'reply', firstByteDelayMs: 15_000 });
+            const released = pay(partitioned, payer, { layout: 'sponsored' });
+            await until(() => world().upstreams.openai.requests.length > 1, 5_000, 'the provider was called');
+            // Redis is back (with its counters) before that payment is released as its blockhash runs out.
+            link.refuse(false);
+            await until(async () => (await fetch(`${partitioned.url}/health/ready`)).status === 200, 15_000, 'the instance reconnected to Redis');
+            const { lastValidBlockHeight } = world().localnet.latestBlockhash();
+            world().localnet.advanceSlots(lastValidBlockHeight - world().localnet.slot - 5);
+            expect((await released).status).toBe(402);
+            world().localnet.expireBlockhash();
 
-          // One more sponsored fee fits the wallet's bound; a third must not.
-          expect((await pay(direct, payer, { layout: 'sponsored' })).status).toBe(200);
-          const third = await pay(direct, payer, { layout: 'sponsored' });
-          expect({ status: third.status, paidFees: -changeSince(world(), payer, before).feePayerLamports }).toEqual({ status: 402, paidFees: BigInt(2 * SPONSORED_FEE) });
-        } finally {
-          await link.close();
-        }
-      }, 30_000);
+            // One more sponsored fee fits the wallet's bound; a third must not.
+            expect((await pay(direct, payer, { layout: 'sponsored' })).status).toBe(200);
+            const third = await pay(direct, payer, { layout: 'sponsored' });
+            expect({ status: third.status, paidFees: -changeSince(world(), payer, before).feePayerLamports }).toEqual({ status: 402, paidFees: BigInt(2 * SPONSORED_FEE) });
+          } finally {
+            await link.close();
+          }
+        },
+        30_000,
+      );
 
       withRedis('one instance: the global bound spent through Redis stays spent when Redis goes away (the fee payer pays no more than the bound per window)', async () => {
         redis = await startPrivateRedis();
@@ -323,7 +333,9 @@ describe('attacks on the payment bounds', () => {
       const { header } = await quote(gateway, body);
       const payers = Array.from({ length: 10 }, () => fundedPayer(world()));
       const before = snapshot(world(), payers[0]);
-      const statuses = await Promise.all(payers.map((payer, i) => postFrom(`127.3.0.${i + 1}`, gateway, body, { 'payment-signature': specPaymentHeader(world(), header, { payer, layout: 'sponsored' }) })));
+      const statuses = await Promise.all(
+        payers.map((payer, i) => postFrom(`127.3.0.${i + 1}`, gateway, body, { 'payment-signature': specPaymentHeader(world(), header, { payer, layout: 'sponsored' }) })),
+      );
       expect(statuses.sort()).toEqual([200, 200, 200, 200, 402, 402, 402, 402, 402, 402]);
       expect(changeSince(world(), payers[0], before).feePayerLamports).toBe(BigInt(-4 * SPONSORED_FEE));
       expect(await advertisedFeePayer(gateway)).toBeUndefined();

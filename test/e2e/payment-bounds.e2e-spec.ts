@@ -10,7 +10,7 @@ import { useSettlementWorld } from '../support/settlement-world';
 
 /**
  * The bounds that keep an accepted payment payable and the gateway's sponsored fees affordable
- * (docs/decisions.md, "Money moves exactly once (issue 11)"), black box on the local chain: the
+ * (docs/decisions.md, "Money moves exactly once (2 of 2)"), black box on the local chain: the
  * sponsorship bounds per payment, per wallet and client address, and globally per window; the
  * blockhash's life at acceptance and before the first content; the in-flight exposure of one
  * source token account, on one instance and across two sharing Redis.
@@ -100,7 +100,9 @@ describe('payment bounds on the local chain', () => {
       expect(await healthStatus(gateway)).toBe('degraded');
       expect(await metric(gateway, 'gw_sponsorship_exhausted')).toEqual(['gw_sponsorship_exhausted 1']);
       expect(await metric(gateway, 'gw_sponsorship_window_lamports')).toEqual([`gw_sponsorship_window_lamports ${2 * SPONSORED_FEE}`]);
-      expect(await metric(gateway, 'gw_fee_payer_balance_lamports')).toEqual([`gw_fee_payer_balance_lamports{fee_payer="${world().feePayer.publicKey.toBase58()}"} ${world().localnet.solBalance(world().feePayer.publicKey)}`]);
+      expect(await metric(gateway, 'gw_fee_payer_balance_lamports')).toEqual([
+        `gw_fee_payer_balance_lamports{fee_payer="${world().feePayer.publicKey.toBase58()}"} ${world().localnet.solBalance(world().feePayer.publicKey)}`,
+      ]);
       const overGlobal = await refusal(await pay(gateway, payer, { layout: 'sponsored' }));
       expect(overGlobal).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/), code: 'payment.fee_not_sponsored' });
       expect((await pay(gateway, payer, { layout: 'client-paid' })).status).toBe(200);
@@ -139,14 +141,24 @@ describe('payment bounds on the local chain', () => {
       world().localnet.fundUsdc(payer.publicKey, 2n * amount);
       expect((await pay(gateway, payer, { layout: 'sponsored' })).status).toBe(200);
       // Two fees counted (the failed one and this one): a third is past the wallet's bound.
-      expect(await refusal(await pay(gateway, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
+      expect(await refusal(await pay(gateway, payer, { layout: 'sponsored' }))).toEqual({
+        status: 402,
+        type: 'invalid_payment',
+        message: expect.stringMatching(/this wallet has used its sponsored fees/),
+        code: 'payment.fee_not_sponsored',
+      });
     });
 
     it('quotes below GW_SPONSOR_MIN_ATOMIC advertise no fee payer, and a sponsored payment of one is refused', async () => {
       const gateway = await suite.start({ GW_SPONSOR_MIN_ATOMIC: '1000000' });
       const payer = fundedPayer(world());
       expect(await advertisedFeePayer(gateway)).toBeUndefined();
-      expect(await refusal(await pay(gateway, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED), code: 'payment.fee_not_sponsored' });
+      expect(await refusal(await pay(gateway, payer, { layout: 'sponsored' }))).toEqual({
+        status: 402,
+        type: 'invalid_payment',
+        message: expect.stringMatching(NOT_SPONSORED),
+        code: 'payment.fee_not_sponsored',
+      });
       expect((await pay(gateway, payer, { layout: 'client-paid' })).status).toBe(200);
     });
   });
@@ -166,7 +178,12 @@ describe('payment bounds on the local chain', () => {
       await sleep(150);
 
       const shortLived = await refusal(await pay(gateway, payer));
-      expect(shortLived).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/^payment transaction blockhash expires in 1\d s, less than the 20 s a payment needs; sign a new payment/), code: 'payment.blockhash_short_lived' });
+      expect(shortLived).toEqual({
+        status: 402,
+        type: 'invalid_payment',
+        message: expect.stringMatching(/^payment transaction blockhash expires in 1\d s, less than the 20 s a payment needs; sign a new payment/),
+        code: 'payment.blockhash_short_lived',
+      });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
 
       world().localnet.expireBlockhash();
@@ -185,7 +202,12 @@ describe('payment bounds on the local chain', () => {
       world().localnet.advanceSlots(lastValidBlockHeight - world().localnet.slot - 5);
 
       const res = await answer;
-      expect(await refusal(res)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/blockhash was about to expire before the answer began; nothing was charged/), code: 'payment.expired_before_answer' });
+      expect(await refusal(res)).toEqual({
+        status: 402,
+        type: 'invalid_payment',
+        message: expect.stringMatching(/blockhash was about to expire before the answer began; nothing was charged/),
+        code: 'payment.expired_before_answer',
+      });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
     });
   });
@@ -240,7 +262,12 @@ describe('payment bounds on the local chain', () => {
         expect((await pay(first, payer, { layout: 'sponsored' })).status).toBe(200);
         expect((await pay(second, payer, { layout: 'sponsored' })).status).toBe(200);
         expect(await advertisedFeePayer(second)).toBeUndefined();
-        expect(await refusal(await pay(first, payer, { layout: 'sponsored' }))).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/), code: 'payment.fee_not_sponsored' });
+        expect(await refusal(await pay(first, payer, { layout: 'sponsored' }))).toEqual({
+          status: 402,
+          type: 'invalid_payment',
+          message: expect.stringMatching(/sponsored all the fees it will this hour/),
+          code: 'payment.fee_not_sponsored',
+        });
         await until(async () => (await advertisedFeePayer(first)) === undefined, 5_000, 'the first instance sees the bound reached');
       });
     });

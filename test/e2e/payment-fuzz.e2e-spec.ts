@@ -4,7 +4,7 @@ import { chatBody, quote, startPaidGateway, startPaidWorld, type PaidWorld } fro
 import { FUZZ_ENV, fuzzCase, PaymentFuzzer } from '../support/payment-fuzz';
 
 /**
- * Issue 11's fuzzing in CI: 10,000 generated PAYMENT-SIGNATURE headers and paid bodies, with a
+ * The payment fuzzing in CI: 10,000 generated PAYMENT-SIGNATURE headers and paid bodies, with a
  * fixed seed, against one gateway on the local chain (`npm run fuzz:payments` runs 100,000 or more
  * with any seed). The properties are `PaymentFuzzer.run`'s: no 5xx, refusals in the envelope, money
  * moved only with a 200, by exactly the amount paid, at most once per signed transaction.
@@ -29,7 +29,10 @@ describe('payment fuzzing on the local chain', () => {
   it(`${RUNS} generated payments (seed ${SEED}): no 5xx, and money moves only with a 200, exactly, once`, async () => {
     const fuzzer = new PaymentFuzzer(world, gateway, await quote(gateway, chatBody()), 10_001n);
     await fc
-      .assert(fc.asyncProperty(fuzzCase, (recipe) => fuzzer.run(recipe)), { numRuns: RUNS, seed: SEED, endOnFailure: true })
+      .assert(
+        fc.asyncProperty(fuzzCase, (recipe) => fuzzer.run(recipe)),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      )
       .catch((err: Error) => {
         // The gateway and chain keep state from case to case (a resend, a replay): the cases before it are part of the reproduction.
         throw new Error(`${err.message}\nthe cases before it, oldest first:\n${fuzzer.recent.map((recipe) => JSON.stringify(recipe)).join('\n')}`);

@@ -151,8 +151,15 @@ describeWithServices('payment races and faults (two instances, PostgreSQL storag
         const served = answers.filter((a) => a.status === 200).length;
         // Which copies were served: where in the burst (Redis died after the first 200 copies were sent), on which instance, with which receipt.
         const servedAnswers = answers.flatMap((a, i) => (a.status === 200 ? [{ copy: i, afterKill: i >= early.length, instance: i % 2 ? 'two' : 'one', receipt: a.receipt }] : []));
-        const servedReads = await readUntilFinal([one, two], servedAnswers.map((a) => a.receipt), 10_000);
-        const servedCopies = servedAnswers.map((a, i) => ({ ...a, reads: servedReads[i].receipt ? pick(servedReads[i].receipt, ['status', 'amount_charged_atomic', 'delivery', 'broadcast_at']) : servedReads[i].last }));
+        const servedReads = await readUntilFinal(
+          [one, two],
+          servedAnswers.map((a) => a.receipt),
+          10_000,
+        );
+        const servedCopies = servedAnswers.map((a, i) => ({
+          ...a,
+          reads: servedReads[i].receipt ? pick(servedReads[i].receipt, ['status', 'amount_charged_atomic', 'delivery', 'broadcast_at']) : servedReads[i].last,
+        }));
         const gained = recipientBalance() - recipientBefore;
         const providerCalls = world.upstreams.openai.requests.length;
         const transfers = world.localnet.sentTransactions().length - sentBefore;
@@ -178,76 +185,80 @@ describeWithServices('payment races and faults (two instances, PostgreSQL storag
     });
     afterEach(() => proxy.close());
 
-    it(
-      'every issued receipt reaches a final status, none is lost: whole answers settled, failed ones not charged, and the recipient gains exactly what the settled receipts charged',
-      async () => {
-        const database = await createTestDatabase();
-        const viaProxy = new URL(database.url);
-        viaProxy.hostname = '127.0.0.1';
-        viaProxy.port = String(proxy.port);
-        const gateway = await startPaidGateway(world, {
-          ...RACE_ENV,
-          DATABASE_URL: viaProxy.toString(),
-          REDIS_URL: redis.url,
-          GW_REQUEST_TIMEOUT_SECS: '30',
-          GW_SETTLEMENT_CONFIRM_SECS: '10',
-        });
-        try {
-          const payers = Array.from({ length: 10 }, () => fundedPayer(world));
-          const bodies = payers.map((_, i) => chatBody({ stream: i % 2 === 0 }));
-          const quotes = await Promise.all(bodies.map((body) => quote(gateway, body)));
-          const recipientBefore = recipientBalance();
-          world.upstreams.openai.setDefault({ kind: 'reply', chunkDelayMs: 200 });
+    it('every issued receipt reaches a final status, none is lost: whole answers settled, failed ones not charged, and the recipient gains exactly what the settled receipts charged', async () => {
+      const database = await createTestDatabase();
+      const viaProxy = new URL(database.url);
+      viaProxy.hostname = '127.0.0.1';
+      viaProxy.port = String(proxy.port);
+      const gateway = await startPaidGateway(world, {
+        ...RACE_ENV,
+        DATABASE_URL: viaProxy.toString(),
+        REDIS_URL: redis.url,
+        GW_REQUEST_TIMEOUT_SECS: '30',
+        GW_SETTLEMENT_CONFIRM_SECS: '10',
+      });
+      try {
+        const payers = Array.from({ length: 10 }, () => fundedPayer(world));
+        const bodies = payers.map((_, i) => chatBody({ stream: i % 2 === 0 }));
+        const quotes = await Promise.all(bodies.map((body) => quote(gateway, body)));
+        const recipientBefore = recipientBalance();
+        world.upstreams.openai.setDefault({ kind: 'reply', chunkDelayMs: 200 });
 
-          const landedBefore = world.localnet.sentTransactions().length;
-          const inFlight = payers.map((payer, i) => post(gateway, bodies[i], specPaymentHeader(world, quotes[i].header, { payer })));
-          // All ten verified, claimed, receipted and handed to the provider; the first chunks (and broadcasts) follow.
-          await within(world.upstreams.openai.arrived(payers.length - 1), 20_000, 'all ten paid requests reaching the provider');
-          // The outage comes once some payments were broadcast (their outcomes meet it), maybe before others were.
-          const deadline = Date.now() + 10_000;
-          while (world.localnet.sentTransactions().length - landedBefore < 3 && Date.now() < deadline) await sleep(10);
-          proxy.cut();
-          proxy.refuse(true);
-          await sleep(3_000);
-          proxy.refuse(false);
-          const answers = await Promise.all(inFlight);
+        const landedBefore = world.localnet.sentTransactions().length;
+        const inFlight = payers.map((payer, i) => post(gateway, bodies[i], specPaymentHeader(world, quotes[i].header, { payer })));
+        // All ten verified, claimed, receipted and handed to the provider; the first chunks (and broadcasts) follow.
+        await within(world.upstreams.openai.arrived(payers.length - 1), 20_000, 'all ten paid requests reaching the provider');
+        // The outage comes once some payments were broadcast (their outcomes meet it), maybe before others were.
+        const deadline = Date.now() + 10_000;
+        while (world.localnet.sentTransactions().length - landedBefore < 3 && Date.now() < deadline) await sleep(10);
+        proxy.cut();
+        proxy.refuse(true);
+        await sleep(3_000);
+        proxy.refuse(false);
+        const answers = await Promise.all(inFlight);
 
-          const reads = await readUntilFinal([gateway], answers.map((a) => a.receipt), 30_000);
+        const reads = await readUntilFinal(
+          [gateway],
+          answers.map((a) => a.receipt),
+          30_000,
+        );
 
-          const settledCharge = reads.reduce((sum, { receipt }) => sum + (receipt?.status === 'settled' ? BigInt(receipt.amount_charged_atomic) : 0n), 0n);
-          const gained = recipientBalance() - recipientBefore;
-          expectAll(
-            {
-              // A payment broadcast before the outage is never un-charged by it; one whose broadcast
-              // could not be recorded is not sent (nothing charged). Either way its receipt says so.
-              'payments broadcast before the outage were served': answers.filter((a) => a.status === 200 && (!a.body.includes('"error"') || a.body.includes('[DONE]'))).length >= 3,
-              'every whole answer is settled for its quote': answers.every((a, i) => !whole(a, bodies[i].stream === true) || (reads[i].receipt?.status === 'settled' && reads[i].receipt?.amount_charged_atomic === quotes[i].amount.toString())),
-              'every answer that failed is not charged': answers.every((a, i) => whole(a, bodies[i].stream === true) || (reads[i].receipt?.status === 'not_charged' && reads[i].receipt?.amount_charged_atomic === '0')),
-              'every answer names its receipt': answers.every((a) => a.receipt !== null),
-              'every receipt resolves': reads.every((r) => r.receipt !== null),
-              'every receipt reads a final status': reads.every((r) => r.receipt !== null && FINAL_STATUSES.includes(r.receipt.status)),
-              'the recipient gains what the settled receipts charged': gained === settledCharge,
-            },
-            {
-              gained: gained.toString(),
-              settledCharge: settledCharge.toString(),
-              requests: answers.map((a, i) => ({
-                stream: bodies[i].stream,
-                status: a.status,
-                ...(a.status === 200 ? {} : { body: a.body.slice(0, 300) }),
-                quote: quotes[i].amount.toString(),
-                receipt: reads[i].receipt ? pick(reads[i].receipt, ['status', 'amount_charged_atomic', 'delivery', 'broadcast_at']) : reads[i].last,
-              })),
-            },
-          );
-        } finally {
-          world.upstreams.openai.setDefault({ kind: 'reply' });
-          await gateway.close();
-          await database.drop();
-        }
-      },
-      90_000,
-    );
+        const settledCharge = reads.reduce((sum, { receipt }) => sum + (receipt?.status === 'settled' ? BigInt(receipt.amount_charged_atomic) : 0n), 0n);
+        const gained = recipientBalance() - recipientBefore;
+        expectAll(
+          {
+            // A payment broadcast before the outage is never un-charged by it; one whose broadcast
+            // could not be recorded is not sent (nothing charged). Either way its receipt says so.
+            'payments broadcast before the outage were served': answers.filter((a) => a.status === 200 && (!a.body.includes('"error"') || a.body.includes('[DONE]'))).length >= 3,
+            'every whole answer is settled for its quote': answers.every(
+              (a, i) => !whole(a, bodies[i].stream === true) || (reads[i].receipt?.status === 'settled' && reads[i].receipt?.amount_charged_atomic === quotes[i].amount.toString()),
+            ),
+            'every answer that failed is not charged': answers.every(
+              (a, i) => whole(a, bodies[i].stream === true) || (reads[i].receipt?.status === 'not_charged' && reads[i].receipt?.amount_charged_atomic === '0'),
+            ),
+            'every answer names its receipt': answers.every((a) => a.receipt !== null),
+            'every receipt resolves': reads.every((r) => r.receipt !== null),
+            'every receipt reads a final status': reads.every((r) => r.receipt !== null && FINAL_STATUSES.includes(r.receipt.status)),
+            'the recipient gains what the settled receipts charged': gained === settledCharge,
+          },
+          {
+            gained: gained.toString(),
+            settledCharge: settledCharge.toString(),
+            requests: answers.map((a, i) => ({
+              stream: bodies[i].stream,
+              status: a.status,
+              ...(a.status === 200 ? {} : { body: a.body.slice(0, 300) }),
+              quote: quotes[i].amount.toString(),
+              receipt: reads[i].receipt ? pick(reads[i].receipt, ['status', 'amount_charged_atomic', 'delivery', 'broadcast_at']) : reads[i].last,
+            })),
+          },
+        );
+      } finally {
+        world.upstreams.openai.setDefault({ kind: 'reply' });
+        await gateway.close();
+        await database.drop();
+      }
+    }, 90_000);
   });
 });
 

@@ -3,24 +3,12 @@ import type { RunningGateway } from '../../src/gateway';
 import type { Behaviour } from '../fakes/behaviour';
 import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, type PaidWorld } from '../support/paid-gateway';
 import type { RpcFaultProxy } from '../support/rpc-fault-proxy';
-import {
-  errorEvents,
-  FINAL_STATUSES,
-  fundedPayer,
-  readReceiptsUntil,
-  receiptPathOf,
-  sleep,
-  sseDataOf,
-  streamedContent,
-  until,
-  type ReceiptRead,
-  type ReceiptView,
-} from '../support/settlement-probes';
+import { errorEvents, FINAL_STATUSES, fundedPayer, readReceiptsUntil, receiptPathOf, sleep, sseDataOf, streamedContent, until, type ReceiptRead, type ReceiptView } from '../support/settlement-probes';
 import { expectAll, useSettlementWorld } from '../support/settlement-world';
 
 /**
  * The local chain's RPC made slow, flaky or silent while paid requests are in flight (docs/decisions.md,
- * "Money moves exactly once"):
+ * "Money moves exactly once (1 of 2)"):
  * every paid request ends with its payer charged exactly once for an answer it received (whole, or
  * in part when the provider failed mid-answer, as the receipt says), or not at all.
  *
@@ -203,7 +191,8 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
         settledCharge += BigInt(receipt.amount_charged_atomic);
         if (receipt.transaction_signature) settledSignatures.push(receipt.transaction_signature);
       }
-      if (answered && settled.length === 0) problem(`an answer was delivered (${final.status}) with nothing charged; receipts: ${receipts.map((r) => r.receipt?.status ?? r.last).join(', ') || 'none'}`);
+      if (answered && settled.length === 0)
+        problem(`an answer was delivered (${final.status}) with nothing charged; receipts: ${receipts.map((r) => r.receipt?.status ?? r.last).join(', ') || 'none'}`);
       if (!answered && delta !== 0n) problem(`charged ${-delta} with no content delivered (${final.status} ${final.body.slice(0, 200)})`);
       if (answered && settled.length === 1) {
         const wanted = request.shape.cut ? 'partial' : 'complete';
@@ -211,7 +200,10 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
         // The answer itself says the same: a cut JSON answer has finish_reason null, a cut stream ends with an error event.
         if (request.shape.stream) {
           const whole = received.done && received.errorEvents === 0;
-          if (whole === request.shape.cut) problem(`stream ${received.done ? 'ended with [DONE]' : 'ended without [DONE]'} and ${received.errorEvents} error event(s), but the provider ${request.shape.cut ? 'cut' : 'completed'} it`);
+          if (whole === request.shape.cut)
+            problem(
+              `stream ${received.done ? 'ended with [DONE]' : 'ended without [DONE]'} and ${received.errorEvents} error event(s), but the provider ${request.shape.cut ? 'cut' : 'completed'} it`,
+            );
         } else if ((received.finishReason === null) !== request.shape.cut) problem(`JSON finish_reason ${String(received.finishReason)} for a ${request.shape.cut ? 'cut' : 'whole'} answer`);
       }
       table.push({

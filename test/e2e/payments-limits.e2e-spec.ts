@@ -78,4 +78,3 @@ describe('paid requests: storage off, the paid rate limit, replay across instanc
     });
   });
 });
-

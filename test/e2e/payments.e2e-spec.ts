@@ -146,18 +146,92 @@ describe('x402 payments end to end on the local chain', () => {
   describe('refused payments: the spec status and message, before any provider call, no balance moved', () => {
     const wrongMint = Keypair.generate().publicKey;
     const cases: Array<[string, (w: PaidWorld, h: Parameters<typeof specPaymentHeader>[1]) => string, number, unknown]> = [
-      ['wrong mint (accepted.asset)', (w, h) => specPaymentHeader(w, h, { accepted: { asset: wrongMint.toBase58() } }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment asset does not match; use the asset advertised in the 402 \(/), code: 'payment.asset_mismatch' } }],
-      ['wrong recipient (accepted.pay_to)', (w, h) => specPaymentHeader(w, h, { accepted: { payTo: Keypair.generate().publicKey.toBase58() } }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment recipient does not match/), code: 'payment.recipient_mismatch' } }],
-      ['wrong network', (w, h) => specPaymentHeader(w, h, { accepted: { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' } }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment network does not match/), code: 'payment.network_mismatch' } }],
-      ['an amount below the quote', (w, h) => specPaymentHeader(w, h, { amount: BigInt(h.accepts[0].amount) - 1n }), 400, { error: { type: 'bad_request', message: expect.stringMatching(/^payment amount insufficient: paid \d+ but cost is \d+ atomic USDC$/), code: 'payment.amount_insufficient' } }],
-      ['another resource', (w, h) => specPaymentHeader(w, h, { resourceUrl: '/v1/search' }), 400, { error: { type: 'bad_request', message: 'payment resource does not match this endpoint; use the resource advertised in the 402 (POST /v1/chat/completions)', code: 'payment.resource_mismatch' } }],
-      ['a transfer of another mint inside the transaction', (w, h) => specPaymentHeader(w, h, { instructions: (p) => paymentInstructions(transferChecked(p, { amount: BigInt(h.accepts[0].amount), mint: wrongMint })) }), 402, UNVERIFIABLE],
-      ['a transfer to another recipient inside the transaction', (w, h) => specPaymentHeader(w, h, { instructions: (p) => paymentInstructions(transferChecked(p, { amount: BigInt(h.accepts[0].amount), destination: getAssociatedTokenAddressSync(p.mint, Keypair.generate().publicKey) })) }), 402, UNVERIFIABLE],
-      ['a plain Transfer', (w, h) => specPaymentHeader(w, h, { instructions: (p) => [createTransferInstruction(getAssociatedTokenAddressSync(p.mint, p.payer.publicKey), getAssociatedTokenAddressSync(p.mint, p.payTo), p.payer.publicKey, BigInt(h.accepts[0].amount))] }), 402, UNVERIFIABLE],
+      [
+        'wrong mint (accepted.asset)',
+        (w, h) => specPaymentHeader(w, h, { accepted: { asset: wrongMint.toBase58() } }),
+        400,
+        { error: { type: 'bad_request', message: expect.stringMatching(/^payment asset does not match; use the asset advertised in the 402 \(/), code: 'payment.asset_mismatch' } },
+      ],
+      [
+        'wrong recipient (accepted.pay_to)',
+        (w, h) => specPaymentHeader(w, h, { accepted: { payTo: Keypair.generate().publicKey.toBase58() } }),
+        400,
+        { error: { type: 'bad_request', message: expect.stringMatching(/^payment recipient does not match/), code: 'payment.recipient_mismatch' } },
+      ],
+      [
+        'wrong network',
+        (w, h) => specPaymentHeader(w, h, { accepted: { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' } }),
+        400,
+        { error: { type: 'bad_request', message: expect.stringMatching(/^payment network does not match/), code: 'payment.network_mismatch' } },
+      ],
+      [
+        'an amount below the quote',
+        (w, h) => specPaymentHeader(w, h, { amount: BigInt(h.accepts[0].amount) - 1n }),
+        400,
+        { error: { type: 'bad_request', message: expect.stringMatching(/^payment amount insufficient: paid \d+ but cost is \d+ atomic USDC$/), code: 'payment.amount_insufficient' } },
+      ],
+      [
+        'another resource',
+        (w, h) => specPaymentHeader(w, h, { resourceUrl: '/v1/search' }),
+        400,
+        {
+          error: {
+            type: 'bad_request',
+            message: 'payment resource does not match this endpoint; use the resource advertised in the 402 (POST /v1/chat/completions)',
+            code: 'payment.resource_mismatch',
+          },
+        },
+      ],
+      [
+        'a transfer of another mint inside the transaction',
+        (w, h) => specPaymentHeader(w, h, { instructions: (p) => paymentInstructions(transferChecked(p, { amount: BigInt(h.accepts[0].amount), mint: wrongMint })) }),
+        402,
+        UNVERIFIABLE,
+      ],
+      [
+        'a transfer to another recipient inside the transaction',
+        (w, h) =>
+          specPaymentHeader(w, h, {
+            instructions: (p) => paymentInstructions(transferChecked(p, { amount: BigInt(h.accepts[0].amount), destination: getAssociatedTokenAddressSync(p.mint, Keypair.generate().publicKey) })),
+          }),
+        402,
+        UNVERIFIABLE,
+      ],
+      [
+        'a plain Transfer',
+        (w, h) =>
+          specPaymentHeader(w, h, {
+            instructions: (p) => [
+              createTransferInstruction(getAssociatedTokenAddressSync(p.mint, p.payer.publicKey), getAssociatedTokenAddressSync(p.mint, p.payTo), p.payer.publicKey, BigInt(h.accepts[0].amount)),
+            ],
+          }),
+        402,
+        UNVERIFIABLE,
+      ],
       ['an unsigned transaction', (w, h) => specPaymentHeader(w, h, { signers: [] }), 402, UNVERIFIABLE],
-      ["a transfer out of the gateway's fee payer", (w, h) => specPaymentHeader(w, h, { layout: 'sponsored', signers: [w.feePayer], instructions: (p) => paymentInstructions(transferChecked(p, { amount: BigInt(h.accepts[0].amount), authority: w.feePayer.publicKey })) }), 402, UNVERIFIABLE],
-      ['a payer without funds', (w, h) => specPaymentHeader(w, h, { payer: unfunded(w) }), 402, { error: { type: 'invalid_payment', message: expect.any(String), code: 'payment.insufficient_funds' } }],
-      ['a header that is not a payment', () => 'bm90IGEgcGF5bWVudA==', 402, { error: { type: 'invalid_payment', message: expect.stringMatching(/^malformed PAYMENT-SIGNATURE header: /), code: 'payment.malformed' } }],
+      [
+        "a transfer out of the gateway's fee payer",
+        (w, h) =>
+          specPaymentHeader(w, h, {
+            layout: 'sponsored',
+            signers: [w.feePayer],
+            instructions: (p) => paymentInstructions(transferChecked(p, { amount: BigInt(h.accepts[0].amount), authority: w.feePayer.publicKey })),
+          }),
+        402,
+        UNVERIFIABLE,
+      ],
+      [
+        'a payer without funds',
+        (w, h) => specPaymentHeader(w, h, { payer: unfunded(w) }),
+        402,
+        { error: { type: 'invalid_payment', message: expect.any(String), code: 'payment.insufficient_funds' } },
+      ],
+      [
+        'a header that is not a payment',
+        () => 'bm90IGEgcGF5bWVudA==',
+        402,
+        { error: { type: 'invalid_payment', message: expect.stringMatching(/^malformed PAYMENT-SIGNATURE header: /), code: 'payment.malformed' } },
+      ],
     ];
     it.each(cases)('%s', async (_name, makeHeader, status, body) => {
       const { header } = await quote(gateway, chatBody());
@@ -211,7 +285,9 @@ describe('x402 payments end to end on the local chain', () => {
     const { error } = (await res.json()) as { error: { type: string; message: string; code: string } };
     expect(error.type).toBe('settlement_failed');
     expect(error.code).toBe('payment.settlement_failed');
-    const receiptPath = /^the payment could not be settled on chain, so the answer was not delivered; nothing was charged; the receipt (\/v1\/receipts\/[0-9a-f-]{36}) records the attempt$/.exec(error.message)?.[1];
+    const receiptPath = /^the payment could not be settled on chain, so the answer was not delivered; nothing was charged; the receipt (\/v1\/receipts\/[0-9a-f-]{36}) records the attempt$/.exec(
+      error.message,
+    )?.[1];
     expect(receiptPath).toBeDefined();
     const receipt = (await (await fetch(`${gateway.url}${receiptPath}`)).json()) as Record<string, unknown>;
     expect(receipt).toMatchObject({ status: 'not_charged', amount_charged_atomic: '0', settled_at: null });
@@ -264,7 +340,12 @@ describe('x402 payments end to end on the local chain', () => {
     const { header } = await quote(gateway, chatBody());
     const offer = header.accepts[0];
     const accepted = { scheme: 'exact', network: offer.network, amount: offer.amount, asset: offer.asset, pay_to: offer.payTo, max_timeout_seconds: 300 };
-    const escrow = { x402_version: 2, resource: { url: CHAT_PATH, method: 'POST' }, accepted, payload: { deposit_tx: Buffer.alloc(10).toString('base64'), service_id: Buffer.alloc(32).toString('base64'), agent_pubkey: world.payer.publicKey.toBase58() } };
+    const escrow = {
+      x402_version: 2,
+      resource: { url: CHAT_PATH, method: 'POST' },
+      accepted,
+      payload: { deposit_tx: Buffer.alloc(10).toString('base64'), service_id: Buffer.alloc(32).toString('base64'), agent_pubkey: world.payer.publicKey.toBase58() },
+    };
     const res = await postChat(gateway, chatBody(), { 'payment-signature': JSON.stringify(escrow) });
     expect(await res.json()).toEqual({ error: { type: 'bad_request', message: 'payment scheme exact does not match its escrow payload', code: 'payment.scheme_payload_mismatch' } });
     const channel = { ...escrow, payload: { request_digest: Buffer.alloc(32).toString('base64'), cumulative: '100', expiry_slot: 1000, signature: 'x' } };

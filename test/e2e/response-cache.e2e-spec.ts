@@ -5,7 +5,6 @@ describe('the response cache', () => {
   const world = freeChatWorld();
   const model = 'nvidia/gpt-oss-120b';
 
-
   const debug = { headers: { 'x-gw-debug': 'true' } };
 
   it('answers a repeated request from the cache without a new upstream call', async () => {
@@ -31,9 +30,12 @@ describe('the response cache', () => {
     expect(res.headers.get('x-gw-cache')).toBe('hit');
     const data = await sseData(res);
     expect(data[data.length - 1]).toBe('[DONE]');
-    expect(data.slice(0, -1).map((d) => (JSON.parse(d) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '').join('')).toBe(
-      'fake openai reply to: stream me later',
-    );
+    expect(
+      data
+        .slice(0, -1)
+        .map((d) => (JSON.parse(d) as { choices: Array<{ delta: { content?: string } }> }).choices[0]?.delta.content ?? '')
+        .join(''),
+    ).toBe('fake openai reply to: stream me later');
 
     const streamedFirst = [{ role: 'user' as const, content: 'first streamed' }];
     for await (const chunk of await world.client.chat.completions.create({ model, messages: streamedFirst, stream: true })) void chunk;

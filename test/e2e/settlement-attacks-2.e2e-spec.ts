@@ -32,7 +32,7 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 /**
  * Second adversarial review of the settlement lifecycle of `exact` (docs/decisions.md,
- * "Money moves exactly once"): shutdown, the reconciler on the local chain, two
+ * "Money moves exactly once (1 of 2)"): shutdown, the reconciler on the local chain, two
  * instances on one PostgreSQL database and one private Redis, redelivery and replays, the paid
  * cache, fallback, tool-call and empty answers. The first five reproduced findings (fixed since);
  * the others pin attacks the code resisted. Needs the machine's PostgreSQL (a database of its own,
@@ -227,7 +227,11 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
 
     const later = await postChat(b, body, { 'payment-signature': payment });
     const raw = await later.text();
-    expect({ status: later.status, redelivered: later.headers.get('x-gw-redelivered'), body: raw.slice(0, 200) }).toEqual({ status: 200, redelivered: 'true', body: expect.stringContaining('"choices"') });
+    expect({ status: later.status, redelivered: later.headers.get('x-gw-redelivered'), body: raw.slice(0, 200) }).toEqual({
+      status: 200,
+      redelivered: 'true',
+      body: expect.stringContaining('"choices"'),
+    });
   }, 15_000);
 
   it('one payment whose client left early cannot be redelivered without bound, past the payment-attempt limit', async () => {
@@ -261,11 +265,13 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     const calls = suite.providerRequests();
     world.upstreams.openai.setDefault({ kind: 'reply', firstByteDelayMs: 300 });
 
-    const answers = await Promise.all(payments.map(async (payment) => {
-      const res = await postChat(gateway, body, { 'payment-signature': payment });
-      await res.text();
-      return res.status;
-    }));
+    const answers = await Promise.all(
+      payments.map(async (payment) => {
+        const res = await postChat(gateway, body, { 'payment-signature': payment });
+        await res.text();
+        return res.status;
+      }),
+    );
     world.upstreams.openai.setDefault({ kind: 'reply' });
     expect(answers.filter((status) => status === 200)).toHaveLength(1);
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
@@ -278,7 +284,7 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
   // The reconciler on the real local chain
   // ---------------------------------------------------------------------------------------------
 
-  it('a receipt is finished once: the request\'s own confirmation and the reconciler never both follow it: the budget reservation is converted once', async () => {
+  it("a receipt is finished once: the request's own confirmation and the reconciler never both follow it: the budget reservation is converted once", async () => {
     const gateway = await gatewayWith({ GW_RECONCILE_INTERVAL_SECS: '1', GW_SETTLEMENT_CONFIRM_SECS: '2' });
     const budgets = gateway.app.get(BudgetReservations, { strict: false });
     const follow = jest.spyOn(budgets, 'follow');
@@ -331,7 +337,12 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
       const befores = payers.map((payer) => snapshot(world, payer));
       world.upstreams.openai.setDefault({ kind: 'hang' });
 
-      const answers = payments.map((payment) => postChat(a, body, { 'payment-signature': payment }).then((r) => r.status, (e: Error) => e.name));
+      const answers = payments.map((payment) =>
+        postChat(a, body, { 'payment-signature': payment }).then(
+          (r) => r.status,
+          (e: Error) => e.name,
+        ),
+      );
       await world.upstreams.openai.arrived(1);
       pgProxy.cut(); // storage gone: the release cannot be written, the receipts stay pending
       pgProxy.refuse(true);
@@ -339,7 +350,10 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
       await Promise.all(answers);
       pgProxy.refuse(false);
       const left = await Promise.all(payers.map((payer) => receiptsOf(payer)));
-      expect(left.map(([r]) => [r.status, r.broadcast_at])).toEqual([['pending', null], ['pending', null]]);
+      expect(left.map(([r]) => [r.status, r.broadcast_at])).toEqual([
+        ['pending', null],
+        ['pending', null],
+      ]);
       expect(payers.map((payer, i) => changeSince(world, payer, befores[i]))).toEqual([NOTHING_MOVED, NOTHING_MOVED]); // nothing was broadcast
 
       // The second payer broadcasts the transaction it signed for the gateway.
@@ -357,7 +371,11 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
       expect(changeSince(world, payers[0], befores[0]).payer).toBe(0n); // the first payer is whole
       // One reconciler held the lease.
       const outcomes = await Promise.all(reconcilers.map((g) => settlementMetrics(g)));
-      const reconciled = outcomes.map((m) => Object.entries(m).filter(([k]) => k.startsWith('reconciled_')).reduce((sum, [, v]) => sum + v, 0));
+      const reconciled = outcomes.map((m) =>
+        Object.entries(m)
+          .filter(([k]) => k.startsWith('reconciled_'))
+          .reduce((sum, [, v]) => sum + v, 0),
+      );
       expect(reconciled.filter((n) => n > 0)).toHaveLength(1);
     } finally {
       world.upstreams.openai.setDefault({ kind: 'reply' });
@@ -425,18 +443,22 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     ['tool calls only, stream', { toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }, true],
     ['an empty completion, JSON', { text: '' }, false],
     ['an empty completion, stream', { text: '' }, true],
-  ])('guard: %s: broadcast and charged once, receipt settled', async (_name, shape, stream) => {
-    const gateway = await gatewayWith();
-    const body = chatBody({ stream, messages: [{ role: 'user', content: `Say tools ${String(stream)}` }] });
-    const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
-    world.upstreams.openai.script({ kind: 'reply', ...shape });
-    const res = await postChat(gateway, body, { 'payment-signature': payment });
-    const raw = await res.text();
-    expect(res.status).toBe(200);
-    if (stream) expect(raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
-    expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
-    const receipt = await finalReceipt(gateway, res, raw);
-    expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete' });
-    await expectReplay(gateway, body, payment);
-  }, 10_000);
+  ])(
+    'guard: %s: broadcast and charged once, receipt settled',
+    async (_name, shape, stream) => {
+      const gateway = await gatewayWith();
+      const body = chatBody({ stream, messages: [{ role: 'user', content: `Say tools ${String(stream)}` }] });
+      const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
+      world.upstreams.openai.script({ kind: 'reply', ...shape });
+      const res = await postChat(gateway, body, { 'payment-signature': payment });
+      const raw = await res.text();
+      expect(res.status).toBe(200);
+      if (stream) expect(raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
+      expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount));
+      const receipt = await finalReceipt(gateway, res, raw);
+      expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete' });
+      await expectReplay(gateway, body, payment);
+    },
+    10_000,
+  );
 });

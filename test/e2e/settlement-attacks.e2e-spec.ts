@@ -8,7 +8,7 @@ import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWor
 
 /**
  * Adversarial review of the settlement lifecycle of `exact` (docs/decisions.md,
- * "Money moves exactly once"): an attacker and an unlucky honest user against the local chain. The
+ * "Money moves exactly once (1 of 2)"): an attacker and an unlucky honest user against the local chain. The
  * first four reproduced defects the review found (fixed since); the others guard attacks the code resisted.
  */
 
@@ -277,7 +277,11 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     const { decodePaymentSignature } = await import('../../libs/x402');
     const decoded = decodePaymentSignature(payment);
     const transaction = (decoded.payload as { transaction: string }).transaction;
-    const sent = await fetch(world.localnet.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [transaction, { encoding: 'base64' }] }) });
+    const sent = await fetch(world.localnet.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [transaction, { encoding: 'base64' }] }),
+    });
     expect(((await sent.json()) as { error?: unknown }).error).toBeUndefined();
 
     const res = await answer;

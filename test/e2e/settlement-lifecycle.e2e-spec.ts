@@ -25,7 +25,7 @@ import {
 import { chargedOnce, expectReplay, paidRequest, useSettlementWorld, type ChatJson } from '../support/settlement-world';
 
 /**
- * The settlement lifecycle of `exact` (docs/decisions.md, "Money moves exactly once"): the payment is broadcast at the first upstream content
+ * The settlement lifecycle of `exact` (docs/decisions.md, "Money moves exactly once (1 of 2)"): the payment is broadcast at the first upstream content
  * chunk; before it everything releases, after it nothing un-charges. Each test pays with a payer
  * of its own and checks the payer, the recipient and the fee payer on chain, the provider calls,
  * the receipt, and a second use of the same PAYMENT-SIGNATURE.

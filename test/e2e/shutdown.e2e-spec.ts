@@ -1,7 +1,7 @@
 import { Database } from '../../src/adapters/postgres/database';
 import { PostgresSpendLog } from '../../src/adapters/postgres/postgres-spend-log';
 import { spendRecord } from '../contracts/spend-log.contract';
-import { BackgroundTasks } from '../../src/lifecycle/background-tasks';
+import { BackgroundTasks } from '../../src/core/background-tasks';
 import { SpendLog } from '../../src/modules/billing/ports/spend-log';
 import { startTestGateway, tempDir } from '../support/gateway-harness';
 import { heldCount, TestRoutesModule } from '../support/test-routes.module';

@@ -88,9 +88,22 @@ describe('the README commands', () => {
 
   // Also here, for the same reason: it builds into dist/.
   it('`npm run bench -- --quick` runs every scenario end to end and prints its tables', () => {
-    const run = spawnSync('npm', ['run', 'bench', '--silent', '--', '--quick'], { cwd: repo, env: { PATH: process.env.PATH, HOME: process.env.HOME ?? tempDir() }, encoding: 'utf8', timeout: 175_000 });
+    const run = spawnSync('npm', ['run', 'bench', '--silent', '--', '--quick'], {
+      cwd: repo,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME ?? tempDir() },
+      encoding: 'utf8',
+      timeout: 175_000,
+    });
     expect(run.status).toBe(0);
-    for (const scenario of ['fake provider directly (control)', 'gateway, free path', 'Portkey gateway', 'gateway, 402 quote', 'gateway, free path, streamed', 'gateway, paid (exact, local chain)', 'gateway, cache hit']) {
+    for (const scenario of [
+      'fake provider directly (control)',
+      'gateway, free path',
+      'Portkey gateway',
+      'gateway, 402 quote',
+      'gateway, free path, streamed',
+      'gateway, paid (exact, local chain)',
+      'gateway, cache hit',
+    ]) {
       expect(run.stdout).toContain(scenario);
     }
     expect(run.stdout).toContain('ratio p99 (ours/Portkey)');

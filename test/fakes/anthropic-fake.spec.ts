@@ -49,15 +49,7 @@ describe('Anthropic fake, replies', () => {
     const names = await rawEventNames();
     const events = await streamEvents();
 
-    expect(names).toEqual([
-      'message_start',
-      'content_block_start',
-      'ping',
-      ...Array<string>(6).fill('content_block_delta'),
-      'content_block_stop',
-      'message_delta',
-      'message_stop',
-    ]);
+    expect(names).toEqual(['message_start', 'content_block_start', 'ping', ...Array<string>(6).fill('content_block_delta'), 'content_block_stop', 'message_delta', 'message_stop']);
     const text = events.map((event) => (event.type === 'content_block_delta' && event.delta.type === 'text_delta' ? event.delta.text : '')).join('');
     expect(text).toBe('fake anthropic reply to: hello there');
     expect(events.find((event) => event.type === 'message_start')).toMatchObject({ message: { usage: { input_tokens: 5 } } });

@@ -23,10 +23,7 @@ export function startAnthropicFake(options?: FakeOptions): Promise<Fake> {
 type MaybeMetered<T extends { usage: unknown }> = Omit<T, 'usage'> & Partial<Pick<T, 'usage'>>;
 
 type StreamEvent =
-  | Exclude<RawMessageStreamEvent, RawMessageStartEvent | RawMessageDeltaEvent>
-  | { type: 'message_start'; message: MaybeMetered<Message> }
-  | MaybeMetered<RawMessageDeltaEvent>
-  | { type: 'ping' };
+  Exclude<RawMessageStreamEvent, RawMessageStartEvent | RawMessageDeltaEvent> | { type: 'message_start'; message: MaybeMetered<Message> } | MaybeMetered<RawMessageDeltaEvent> | { type: 'ping' };
 
 const STOP_REASONS: Record<FinishReason, StopReason> = {
   stop: 'end_turn',
@@ -142,7 +139,13 @@ function events(completion: Completion): SseEvent[] {
     event({ type: 'content_block_stop', index }),
   ];
   const textBlocks = hasTextBlock(completion)
-    ? [block(0, { type: 'text', text: '', citations: null }, completion.textPieces.map((text) => ({ type: 'text_delta', text })))]
+    ? [
+        block(
+          0,
+          { type: 'text', text: '', citations: null },
+          completion.textPieces.map((text) => ({ type: 'text_delta', text })),
+        ),
+      ]
     : [];
   const toolBlocks = completion.toolCalls.map((call, position) =>
     block(

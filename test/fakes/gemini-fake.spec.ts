@@ -26,7 +26,10 @@ async function streamChunks(): Promise<GenerateContentResponse[]> {
 
 /** Reads the parts directly: the SDK's `text` getter warns about function-call parts. */
 function textOf(chunks: GenerateContentResponse[]): string {
-  return chunks.flatMap((chunk) => chunk.candidates?.[0]?.content?.parts ?? []).map((part) => part.text ?? '').join('');
+  return chunks
+    .flatMap((chunk) => chunk.candidates?.[0]?.content?.parts ?? [])
+    .map((part) => part.text ?? '')
+    .join('');
 }
 
 function post(path: string, headers: Record<string, string> = { 'x-goog-api-key': 'k' }): Promise<Response> {
@@ -52,7 +55,12 @@ describe('Gemini fake, replies', () => {
     expect(textOf(chunks)).toBe('fake gemini reply to: hello there');
     expect(chunks.slice(0, -1).every((chunk) => chunk.candidates?.[0]?.finishReason === undefined && chunk.usageMetadata === undefined)).toBe(true);
     expect(chunks.at(-1)).toMatchObject({ candidates: [{ finishReason: 'STOP' }], usageMetadata: { totalTokenCount: 11 } });
-    expect(raw.split('\r\n\r\n').filter(Boolean).every((event) => event.startsWith('data: {'))).toBe(true);
+    expect(
+      raw
+        .split('\r\n\r\n')
+        .filter(Boolean)
+        .every((event) => event.startsWith('data: {')),
+    ).toBe(true);
   });
 
   it('returns function calls in JSON', async () => {

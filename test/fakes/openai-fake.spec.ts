@@ -50,9 +50,7 @@ describe('OpenAI fake, replies', () => {
     expect(completion.choices[0].finish_reason).toBe('stop');
     // 19 characters of prompt / 4, rounded up; 6 words of reply.
     expect(completion.usage).toEqual({ prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 });
-    expect(fake.requests).toEqual([
-      expect.objectContaining({ method: 'POST', path: '/v1/chat/completions', body: expect.objectContaining({ model: 'gpt-fake' }), aborted: false }),
-    ]);
+    expect(fake.requests).toEqual([expect.objectContaining({ method: 'POST', path: '/v1/chat/completions', body: expect.objectContaining({ model: 'gpt-fake' }), aborted: false })]);
     expect(fake.requests[0].headers.authorization).toBe('Bearer k');
   });
 
@@ -76,9 +74,7 @@ describe('OpenAI fake, replies', () => {
 
     expect(choices[0].finish_reason).toBe('tool_calls');
     expect(choices[0].message.content).toBeNull();
-    expect(choices[0].message.tool_calls).toEqual([
-      { id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(weather.arguments) } },
-    ]);
+    expect(choices[0].message.tool_calls).toEqual([{ id: expect.stringMatching(/^call_/), type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(weather.arguments) } }]);
   });
 
   it('streams tool calls as deltas that the SDK puts back together', async () => {

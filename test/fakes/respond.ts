@@ -19,13 +19,7 @@ export function sendJson(response: ServerResponse, status: number, body: string,
 }
 
 /** Plays `behaviour` as the answer to a chat request already accepted by the wire format. */
-export async function play(
-  behaviour: Behaviour,
-  exchange: Exchange,
-  wire: WireFormat,
-  stream: boolean,
-  complete: (shape: ReplyShape) => Completion,
-): Promise<void> {
+export async function play(behaviour: Behaviour, exchange: Exchange, wire: WireFormat, stream: boolean, complete: (shape: ReplyShape) => Completion): Promise<void> {
   const { response, closed } = exchange;
   if (behaviour.kind === 'hang') return;
   if (behaviour.kind === 'reset') return exchange.closeByFake('reset');

@@ -1,5 +1,5 @@
-import type { KeyedEndpoint } from '../../src/adapters/llm/keyed-endpoint';
-import { UpstreamHttp } from '../../src/adapters/llm/upstream-http';
+import type { KeyedEndpoint } from '../../src/adapters/llm/shared/keyed-endpoint';
+import { UpstreamHttp } from '../../src/adapters/llm/shared/upstream-http';
 import { Secret } from '../../src/config/secret';
 import type { ChatRequest } from '../../src/modules/chat/domain/chat-request';
 import type { ChatCompletion, ChatCompletionChunk } from '../../src/modules/providers/domain/chat-completion';

@@ -11,7 +11,7 @@ import { fundedPayer, until } from './settlement-probes';
 
 /**
  * Generated PAYMENT-SIGNATURE headers and paid bodies against a running gateway on the local chain
- * (issue 11's fuzzing). The arbitraries produce recipes (plain data, so that a counterexample
+ * (fuzzing the payment path). The arbitraries produce recipes (plain data, so that a counterexample
  * prints as something one can rebuild); `PaymentFuzzer.run` turns each into a request, built from a
  * fresh valid payment, and checks the properties: no 5xx; every refusal in the spec's envelope (or
  * a 402 quote); the payer's and recipient's USDC move only with a paid 200, by exactly the
@@ -124,7 +124,10 @@ export interface FuzzCase {
 }
 
 /** What an HTTP header value may hold (visible ASCII, space, obs-text): anything else never leaves the client. */
-const headerCharacter = fc.integer({ min: 0x20, max: 0xff }).filter((code) => code !== 0x7f).map((code) => String.fromCharCode(code));
+const headerCharacter = fc
+  .integer({ min: 0x20, max: 0xff })
+  .filter((code) => code !== 0x7f)
+  .map((code) => String.fromCharCode(code));
 const layout = fc.constantFrom<Layout>('client-paid', 'sponsored');
 const casing = fc.constantFrom<Casing>('snake', 'camel');
 const encoding = fc.constantFrom<Encoding>('base64', 'raw', 'base64url', 'padded-raw', 'unpadded-base64', 'split-base64');
@@ -148,13 +151,36 @@ export const headerRecipe: fc.Arbitrary<HeaderRecipe> = fc.oneof(
       fc.record({ kind: fc.constant('replay' as const), how: fc.constantFrom('re-signed' as const, 'malleated' as const) }),
     ),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('concurrent' as const), layout, copies: fc.array(fc.constantFrom<Copy>('same', 'raw', 'base64url', 'camel', 're-signed'), { minLength: 2, maxLength: 4 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('valid-amount' as const), layout, change: fc.constantFrom('zero' as const, 'one less' as const, 'one more' as const, 'double' as const, 'beyond the balance' as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('concurrent' as const),
+      layout,
+      copies: fc.array(fc.constantFrom<Copy>('same', 'raw', 'base64url', 'camel', 're-signed'), { minLength: 2, maxLength: 4 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('valid-amount' as const),
+      layout,
+      change: fc.constantFrom('zero' as const, 'one less' as const, 'one more' as const, 'double' as const, 'beyond the balance' as const),
+    }),
+  },
   { weight: 8, arbitrary: fc.record({ kind: fc.constant('truncated' as const), at: fraction, encoding: fc.constantFrom('base64' as const, 'raw' as const) }) },
   { weight: 16, arbitrary: fc.record({ kind: fc.constant('byte-flipped' as const), at: fraction, mask: fc.integer({ min: 1, max: 255 }), layout }) },
   { weight: 14, arbitrary: fc.record({ kind: fc.constant('field' as const), path: fc.nat({ max: FIELD_PATHS.length - 1 }), value: oddValue, casing }) },
   { weight: 8, arbitrary: fc.record({ kind: fc.constant('near-miss' as const), which: fc.constantFrom(...(Object.keys(NEAR_MISSES) as NearMiss[])), layout }) },
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('amount' as const), value: fc.oneof(fc.constantFrom('0', '-1', '1', '18446744073709551616', '99999999999999999999999999', '1.5', '1e3', ' 5', '0x10', ''), fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String)) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('amount' as const),
+      value: fc.oneof(
+        fc.constantFrom('0', '-1', '1', '18446744073709551616', '99999999999999999999999999', '1.5', '1e3', ' 5', '0x10', ''),
+        fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+      ),
+    }),
+  },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -192,7 +218,15 @@ export const bodyRecipe: fc.Arbitrary<BodyRecipe> = fc.oneof(
       stream: fc.boolean(),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('oversized' as const), what: fc.constantFrom('messages' as const, 'content' as const, 'stop' as const, 'nested-content' as const), count: fc.integer({ min: 300, max: 50_000 }), stream: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('oversized' as const),
+      what: fc.constantFrom('messages' as const, 'content' as const, 'stop' as const, 'nested-content' as const),
+      count: fc.integer({ min: 300, max: 50_000 }),
+      stream: fc.boolean(),
+    }),
+  },
 );
 
 export const fuzzCase: fc.Arbitrary<FuzzCase> = fc.record({ header: headerRecipe, body: bodyRecipe });
@@ -244,7 +278,14 @@ export class PaymentFuzzer {
     // A payer of its own, funded far past what 100,000 runs spend, so that in-flight exposure never answers.
     this.payer = fundedPayer(paid, 1_000_000_000n);
     this.signer = new Ed25519Signer(this.payer);
-    this.world = { offer: quote.header.accepts[0], resourceUrl: quote.header.resource.url, payer: this.payer.publicKey, feePayer: paid.feePayer.publicKey, recipient: paid.recipient.publicKey, mint: paid.mint };
+    this.world = {
+      offer: quote.header.accepts[0],
+      resourceUrl: quote.header.resource.url,
+      payer: this.payer.publicKey,
+      feePayer: paid.feePayer.publicKey,
+      recipient: paid.recipient.publicKey,
+      mint: paid.mint,
+    };
     this.balances = new Balances(paid, this.payer.publicKey);
     this.started = this.balances.read();
   }
@@ -330,7 +371,9 @@ export class PaymentFuzzer {
       case 'concurrent':
         return this.concurrent(recipe)[0];
       case 'valid-amount': {
-        const amount = { zero: 0n, 'one less': this.quote.amount - 1n, 'one more': this.quote.amount + 1n, double: this.quote.amount * 2n, 'beyond the balance': this.balances.read().payer + 1n }[recipe.change];
+        const amount = { zero: 0n, 'one less': this.quote.amount - 1n, 'one more': this.quote.amount + 1n, double: this.quote.amount * 2n, 'beyond the balance': this.balances.read().payer + 1n }[
+          recipe.change
+        ];
         const header = this.valid(recipe.layout, 'snake', amount);
         return { ...this.intact(header, header, recipe.layout), amount };
       }
@@ -352,7 +395,11 @@ export class PaymentFuzzer {
         const header = this.valid('client-paid', recipe.casing);
         const payment = decoded(header);
         const original = payment.payload.transaction;
-        setPath(payment, FIELD_PATHS[recipe.path].map((name) => spelt(name, recipe.casing)), recipe.value);
+        setPath(
+          payment,
+          FIELD_PATHS[recipe.path].map((name) => spelt(name, recipe.casing)),
+          recipe.value,
+        );
         // Some replacements keep the payment valid (the same value, or a field the gateway ignores): the transfer is then still intact.
         return transactionIn(payment) === original ? this.intact(encoded(payment), header, 'client-paid') : broken(encoded(payment));
       }
@@ -360,7 +407,11 @@ export class PaymentFuzzer {
         const header = this.valid(recipe.layout, 'snake');
         const payment = decoded(header);
         const [path, value] = NEAR_MISSES[recipe.which];
-        setPath(payment, path.map((name) => spelt(name, 'snake')), value(this.world));
+        setPath(
+          payment,
+          path.map((name) => spelt(name, 'snake')),
+          value(this.world),
+        );
         return this.intact(encoded(payment), header, recipe.layout);
       }
       case 'amount': {
@@ -445,7 +496,11 @@ export class PaymentFuzzer {
     switch (what) {
       case 'json-array': {
         const spots = [['accepted', 'extra'], ['accepted', 'amount'], ['resource', 'url'], ['payload', 'transaction'], ['x402_version']];
-        setPath(payment, spots[count % spots.length], Array.from({ length: Math.min(count, 40_000) }, (_, i) => i));
+        setPath(
+          payment,
+          spots[count % spots.length],
+          Array.from({ length: Math.min(count, 40_000) }, (_, i) => i),
+        );
         return broken(encoded(payment));
       }
       case 'nested': {

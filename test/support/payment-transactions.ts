@@ -1,13 +1,5 @@
 import { createTransferCheckedInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import {
-  ComputeBudgetProgram,
-  TransactionMessage,
-  VersionedTransaction,
-  type AddressLookupTableAccount,
-  type Keypair,
-  type PublicKey,
-  type TransactionInstruction,
-} from '@solana/web3.js';
+import { ComputeBudgetProgram, TransactionMessage, VersionedTransaction, type AddressLookupTableAccount, type Keypair, type PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import type { ExactLayout } from '../../src/modules/payments/domain/exact-payment';
 
 /** Who takes part in a test payment, and the blockhash it is signed against. */

@@ -38,11 +38,18 @@ describe('startRpcFaultProxy', () => {
     await new Promise((resolve) => target.close(resolve));
   });
 
-  const call = (method: string, id = 1): Promise<Response> => fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method }) });
+  const call = (method: string, id = 1): Promise<Response> =>
+    fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id, method }) });
 
   it('passes calls through and counts them by method, batches counting each call', async () => {
     expect(await (await call('getSlot')).json()).toEqual({ jsonrpc: '2.0', id: 1, result: 'getSlot' });
-    const batch = await fetch(proxy.url, { method: 'POST', body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'getSlot' }, { jsonrpc: '2.0', id: 2, method: 'getBalance' }]) });
+    const batch = await fetch(proxy.url, {
+      method: 'POST',
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 1, method: 'getSlot' },
+        { jsonrpc: '2.0', id: 2, method: 'getBalance' },
+      ]),
+    });
     expect(((await batch.json()) as unknown[]).length).toBe(2);
     expect(proxy.calls('getSlot')).toBe(2);
     expect(proxy.calls('getBalance')).toBe(1);
@@ -61,11 +68,13 @@ describe('startRpcFaultProxy', () => {
 
   it('no-preflight: sendTransaction goes on with skipPreflight, other calls untouched', async () => {
     proxy.mode({ kind: 'no-preflight' });
-    const send = (method: string, options: Record<string, unknown>) =>
-      fetch(proxy.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: ['AQID', options] }) });
+    const send = (method: string, options: Record<string, unknown>) => fetch(proxy.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: ['AQID', options] }) });
     await send('sendTransaction', { encoding: 'base64', skipPreflight: false });
     await send('simulateTransaction', { encoding: 'base64' });
-    expect(params).toEqual([['AQID', { encoding: 'base64', skipPreflight: true }], ['AQID', { encoding: 'base64' }]]);
+    expect(params).toEqual([
+      ['AQID', { encoding: 'base64', skipPreflight: true }],
+      ['AQID', { encoding: 'base64' }],
+    ]);
   });
 
   it('flaky: every Nth matching call is a 503 that never reaches the target', async () => {

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
 
-/** The machines' local services (ARCHITECTURE.md section 5). */
+/** The machines' local services (README.md, "Set-up on a fresh machine"). */
 export const POSTGRES_ADMIN_URL = process.env.GW_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_TEST_URL = process.env.GW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

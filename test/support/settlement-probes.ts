@@ -188,7 +188,7 @@ let loopbackHost = 0;
 /** 127.1.0.1, 127.1.0.2, ...: Linux routes all of 127/8 to the loopback interface. */
 function nextLoopbackAddress(): string {
   loopbackHost = (loopbackHost % 65_000) + 1;
-  return `127.1.${loopbackHost >> 8}.${(loopbackHost & 0xff) || 1}`;
+  return `127.1.${loopbackHost >> 8}.${loopbackHost & 0xff || 1}`;
 }
 
 function getFrom(localAddress: string, url: string): Promise<{ status: number; body: string }> {

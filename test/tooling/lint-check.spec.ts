@@ -26,9 +26,8 @@ function run(tool: string, args: string[], root: string): { status: number | nul
 }
 
 const clean = {
-  'src/ledger.ts': "export abstract class Ledger {\n  abstract add(amount: bigint): Promise<void>;\n}\n",
-  'src/charge.ts':
-    "import type { Ledger } from './ledger';\n\nexport async function charge(ledger: Ledger, amount: bigint): Promise<void> {\n  await ledger.add(amount);\n}\n",
+  'src/ledger.ts': 'export abstract class Ledger {\n  abstract add(amount: bigint): Promise<void>;\n}\n',
+  'src/charge.ts': "import type { Ledger } from './ledger';\n\nexport async function charge(ledger: Ledger, amount: bigint): Promise<void> {\n  await ledger.add(amount);\n}\n",
 };
 
 describe('lint and format checks (npm run lint, npm run format:check)', () => {
@@ -40,7 +39,11 @@ describe('lint and format checks (npm run lint, npm run format:check)', () => {
 
   it.each([
     ['a floating promise', 'no-floating-promises', "import type { Ledger } from './ledger';\n\nexport function charge(ledger: Ledger): void {\n  ledger.add(1n);\n}\n"],
-    ['a promise where a plain callback is expected', 'no-misused-promises', "import type { Ledger } from './ledger';\n\nexport function each(ledger: Ledger, amounts: bigint[]): void {\n  amounts.forEach(async (amount) => ledger.add(amount));\n  if (ledger.add(1n)) return;\n}\n"],
+    [
+      'a promise where a plain callback is expected',
+      'no-misused-promises',
+      "import type { Ledger } from './ledger';\n\nexport function each(ledger: Ledger, amounts: bigint[]): void {\n  amounts.forEach(async (amount) => ledger.add(amount));\n  if (ledger.add(1n)) return;\n}\n",
+    ],
     ['an explicit any outside tests', 'no-explicit-any', 'export function parse(text: string): any {\n  return JSON.parse(text);\n}\n'],
     ['a type imported as a value', 'consistent-type-imports', "import { Ledger } from './ledger';\n\nexport function keep(ledger: Ledger): Ledger {\n  return ledger;\n}\n"],
   ])('lint fails on %s (%s)', (_, rule, source) => {

@@ -2,7 +2,7 @@ import { Global, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { GatewayConfig } from '../../config/gateway-config';
 import { LlmProviders } from '../../modules/providers/ports/llm-provider';
 import { providerAdapters } from './provider-adapters';
-import { UpstreamHttp } from './upstream-http';
+import { UpstreamHttp } from './shared/upstream-http';
 
 /** The provider adapters, one per upstream with a key, behind one client pool that closes at shutdown. */
 @Global()
@@ -10,8 +10,7 @@ import { UpstreamHttp } from './upstream-http';
   providers: [
     {
       provide: UpstreamHttp,
-      useFactory: (config: GatewayConfig) =>
-        new UpstreamHttp({ connectMs: config.upstream.connectTimeoutMs, firstByteMs: config.upstream.firstByteTimeoutMs, idleMs: config.upstream.idleTimeoutMs }),
+      useFactory: (config: GatewayConfig) => new UpstreamHttp({ connectMs: config.upstream.connectTimeoutMs, firstByteMs: config.upstream.firstByteTimeoutMs, idleMs: config.upstream.idleTimeoutMs }),
       inject: [GatewayConfig],
     },
     {

@@ -3,10 +3,10 @@ import { PROVIDER_NAMES, type ProviderName } from '../../modules/providers/domai
 import type { LlmProvider } from '../../modules/providers/ports/llm-provider';
 import { AnthropicProvider } from './anthropic/anthropic-provider';
 import { GeminiProvider } from './google/gemini-provider';
-import type { KeyedEndpoint } from './keyed-endpoint';
+import type { KeyedEndpoint } from './shared/keyed-endpoint';
 import { OPENAI_COMPATIBLE_DIALECTS } from './openai-compatible/dialects';
 import { OpenAiCompatibleProvider } from './openai-compatible/openai-compatible-provider';
-import type { UpstreamHttp } from './upstream-http';
+import type { UpstreamHttp } from './shared/upstream-http';
 
 /** One adapter per provider that has a key; a provider without a key is never called. */
 export function providerAdapters(config: GatewayConfig, http: UpstreamHttp): LlmProvider[] {

@@ -11,7 +11,11 @@ describeWithPostgres('Database on PostgreSQL (local server)', () => {
     const url = new Secret(testDb.url);
     const databases = await Promise.all([1, 2, 3].map(() => Database.open({ kind: 'postgres', url })));
     try {
-      expect(await databases[0].dataSource.query('SELECT name FROM migrations')).toEqual([{ name: 'CreateSpendLog1763769600000' }, { name: 'CreateReceipts1763856000000' }, { name: 'SettlementLifecycle1764115200000' }]);
+      expect(await databases[0].dataSource.query('SELECT name FROM migrations')).toEqual([
+        { name: 'CreateSpendLog1763769600000' },
+        { name: 'CreateReceipts1763856000000' },
+        { name: 'SettlementLifecycle1764115200000' },
+      ]);
     } finally {
       await Promise.all(databases.map((database) => database.close()));
       await testDb.drop();

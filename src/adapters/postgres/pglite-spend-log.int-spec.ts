@@ -24,7 +24,11 @@ describe('PostgresSpendLog on embedded PGlite', () => {
     const second = await Database.open({ kind: 'pglite', dataDir: directory });
     try {
       expect(await new PostgresSpendLog(second.dataSource).findByRequestId(entry.requestId)).toEqual(entry);
-      expect(await second.dataSource.query('SELECT name FROM migrations')).toEqual([{ name: 'CreateSpendLog1763769600000' }, { name: 'CreateReceipts1763856000000' }, { name: 'SettlementLifecycle1764115200000' }]);
+      expect(await second.dataSource.query('SELECT name FROM migrations')).toEqual([
+        { name: 'CreateSpendLog1763769600000' },
+        { name: 'CreateReceipts1763856000000' },
+        { name: 'SettlementLifecycle1764115200000' },
+      ]);
     } finally {
       await second.close();
     }

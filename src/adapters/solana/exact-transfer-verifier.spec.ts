@@ -1,15 +1,7 @@
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createTransferCheckedInstruction, createTransferInstruction, getAssociatedTokenAddressSync, TOKEN_2022_PROGRAM_ID } from '@solana/spl-token';
-import {
-  ComputeBudgetProgram,
-  AddressLookupTableAccount,
-  Keypair,
-  PublicKey,
-  SystemProgram,
-  TransactionInstruction,
-  type VersionedTransaction,
-} from '@solana/web3.js';
+import { ComputeBudgetProgram, AddressLookupTableAccount, Keypair, PublicKey, SystemProgram, TransactionInstruction, type VersionedTransaction } from '@solana/web3.js';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm';
 import bs58 from 'bs58';
@@ -18,13 +10,7 @@ import { Secret } from '../../config/secret';
 import { PaymentRejection, type ExactExpectations, type PaymentRejectionReason } from '../../modules/payments/domain/exact-payment';
 import { verifyExactTransfer } from './exact-transfer-verifier';
 import { KeypairFeePayers } from './keypair-fee-payers';
-import {
-  paymentInstructions,
-  paymentTransaction,
-  toBase64,
-  transferChecked,
-  type PaymentParties,
-} from '../../../test/support/payment-transactions';
+import { paymentInstructions, paymentTransaction, toBase64, transferChecked, type PaymentParties } from '../../../test/support/payment-transactions';
 
 const MEMO_V2 = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 
@@ -127,8 +113,7 @@ describe('verifyExactTransfer', () => {
   });
 
   describe('durable nonce', () => {
-    const nonceTransaction = (authority?: PublicKey) =>
-      paymentTransaction(parties, { layout: 'sponsored', instructions: [nonceAdvance(authority), ...paymentInstructions(transferChecked(parties))] });
+    const nonceTransaction = (authority?: PublicKey) => paymentTransaction(parties, { layout: 'sponsored', instructions: [nonceAdvance(authority), ...paymentInstructions(transferChecked(parties))] });
 
     it('is refused while durable-nonce payments are not allowed', () => {
       expect(rejectionOf(nonceTransaction())).toBe('durable-nonce');
@@ -177,19 +162,33 @@ describe('verifyExactTransfer', () => {
     ['less than the quote', () => withTransfer(transferChecked(parties, { amount: 999n })), 'amount'],
     ['decimals other than USDC', () => withTransfer(transferChecked(parties, { decimals: 9 })), 'decimals'],
     ['a plain SPL Transfer', () => withTransfer(createTransferInstruction(payerAta, payToAta, parties.payer.publicKey, 1_000n)), 'not-transfer-checked'],
-    ['a Token-2022 TransferChecked', () => withTransfer(createTransferCheckedInstruction(payerAta, parties.mint, payToAta, parties.payer.publicKey, 1_000n, 6, [], TOKEN_2022_PROGRAM_ID)), 'disallowed-instruction'],
+    [
+      'a Token-2022 TransferChecked',
+      () => withTransfer(createTransferCheckedInstruction(payerAta, parties.mint, payToAta, parties.payer.publicKey, 1_000n, 6, [], TOKEN_2022_PROGRAM_ID)),
+      'disallowed-instruction',
+    ],
     ['only compute budget instructions', () => paymentTransaction(parties, { instructions: paymentInstructions(transferChecked(parties)).slice(0, 2) }), 'not-transfer-checked'],
     [
       'a System transfer beside the payment',
-      () => paymentTransaction(parties, { instructions: [...paymentInstructions(transferChecked(parties)), SystemProgram.transfer({ fromPubkey: parties.payer.publicKey, toPubkey: otherWallet.publicKey, lamports: 1 })] }),
+      () =>
+        paymentTransaction(parties, {
+          instructions: [...paymentInstructions(transferChecked(parties)), SystemProgram.transfer({ fromPubkey: parties.payer.publicKey, toPubkey: otherWallet.publicKey, lamports: 1 })],
+        }),
       'disallowed-instruction',
     ],
     [
       'two TransferChecked',
-      () => paymentTransaction(parties, { instructions: [...paymentInstructions(transferChecked(parties)), transferChecked(parties, { destination: getAssociatedTokenAddressSync(parties.mint, otherWallet.publicKey) })] }),
+      () =>
+        paymentTransaction(parties, {
+          instructions: [...paymentInstructions(transferChecked(parties)), transferChecked(parties, { destination: getAssociatedTokenAddressSync(parties.mint, otherWallet.publicKey) })],
+        }),
       'multiple-transfers',
     ],
-    ['a memo that requires signers', () => paymentTransaction(parties, { instructions: [...paymentInstructions(transferChecked(parties)), memo('x', [parties.payer.publicKey])] }), 'disallowed-instruction'],
+    [
+      'a memo that requires signers',
+      () => paymentTransaction(parties, { instructions: [...paymentInstructions(transferChecked(parties)), memo('x', [parties.payer.publicKey])] }),
+      'disallowed-instruction',
+    ],
     ['a compute-unit price above 5,000,000', () => paymentTransaction(parties, { instructions: paymentInstructions(transferChecked(parties), 5_000_001n) }), 'compute-price'],
     [
       'a compute-unit limit above 200,000 (the sponsored fee would grow with it)',
@@ -201,7 +200,11 @@ describe('verifyExactTransfer', () => {
       () => paymentTransaction(parties, { instructions: [ComputeBudgetProgram.setComputeUnitPrice({ microLamports: 1n }), transferChecked(parties)] }),
       'compute-budget',
     ],
-    ['a repeated compute-unit price', () => paymentTransaction(parties, { instructions: [...paymentInstructions(transferChecked(parties)), ...paymentInstructions(transferChecked(parties)).slice(1, 2)] }), 'compute-budget'],
+    [
+      'a repeated compute-unit price',
+      () => paymentTransaction(parties, { instructions: [...paymentInstructions(transferChecked(parties)), ...paymentInstructions(transferChecked(parties)).slice(1, 2)] }),
+      'compute-budget',
+    ],
     ['an unsigned transaction', () => paymentTransaction(parties, { signers: [] }), 'signature'],
     ['an unsigned sponsored transaction', () => paymentTransaction(parties, { layout: 'sponsored', signers: [] }), 'signature'],
     [
@@ -243,16 +246,17 @@ describe('verifyExactTransfer', () => {
         }),
       'fee-payer-transfer',
     ],
-    [
-      'a client-paid transaction with a second signer',
-      () => paymentTransaction(parties, { feePayer: otherWallet.publicKey, signers: [otherWallet, parties.payer] }),
-      'layout',
-    ],
+    ['a client-paid transaction with a second signer', () => paymentTransaction(parties, { feePayer: otherWallet.publicKey, signers: [otherWallet, parties.payer] }), 'layout'],
     [
       'address lookup tables',
       () =>
         paymentTransaction(parties, {
-          lookupTables: [new AddressLookupTableAccount({ key: Keypair.generate().publicKey, state: { deactivationSlot: BigInt('18446744073709551615'), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: [payToAta] } })],
+          lookupTables: [
+            new AddressLookupTableAccount({
+              key: Keypair.generate().publicKey,
+              state: { deactivationSlot: BigInt('18446744073709551615'), lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: [payToAta] },
+            }),
+          ],
         }),
       'lookup-tables',
     ],

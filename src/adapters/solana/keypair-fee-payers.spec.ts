@@ -7,7 +7,11 @@ describe('KeypairFeePayers', () => {
   const keys = [Keypair.generate(), Keypair.generate(), Keypair.generate()];
   const addresses = keys.map((key) => key.publicKey.toBase58());
   let now = 1_000_000;
-  const pool = (): KeypairFeePayers => new KeypairFeePayers(keys.map((key) => new Secret(key.secretKey)), () => now);
+  const pool = (): KeypairFeePayers =>
+    new KeypairFeePayers(
+      keys.map((key) => new Secret(key.secretKey)),
+      () => now,
+    );
 
   it('advertises the keys in turn', () => {
     const payers = pool();

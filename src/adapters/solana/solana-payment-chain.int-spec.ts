@@ -129,7 +129,6 @@ describe('SolanaPaymentChain against the localnet', () => {
 
       expect(pool.prepare(sponsored())).toBeNull();
     });
-
   });
 
   describe('send and confirm', () => {

@@ -1,7 +1,7 @@
 import type { Tool } from '@anthropic-ai/sdk/resources/messages';
 import type { ChatRequest, OptionalParameter } from '../../../modules/chat/domain/chat-request';
-import { isJsonObject } from '../json-object';
-import { parameterSupport, type ParameterSupport } from '../parameter-support';
+import { isJsonObject } from '../shared/json-object';
+import { parameterSupport, type ParameterSupport } from '../shared/parameter-support';
 
 /** Anthropic's temperature runs 0..1 where OpenAI's runs 0..2: anything above is its most random. */
 export const MAX_TEMPERATURE = 1;

@@ -48,12 +48,31 @@ describe('AnthropicProvider, requests', () => {
 
     expect(await sentBody()).toMatchObject({
       system: 'Be brief.\n\nAnswer in French.',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'alice: hi' }, { type: 'text', text: 'again' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'alice: hi' },
+            { type: 'text', text: 'again' },
+          ],
+        },
+      ],
     });
   });
 
   it('clamps temperature to 1, sends it alone, maps stop and drops what Anthropic has no field for', async () => {
-    const request = call({ temperature: 1.5, top_p: 0.9, stop: 'END', seed: 7, presence_penalty: 1, frequency_penalty: 1, logprobs: true, reasoning_effort: 'high', service_tier: 'flex', metadata: { a: 'b' } });
+    const request = call({
+      temperature: 1.5,
+      top_p: 0.9,
+      stop: 'END',
+      seed: 7,
+      presence_penalty: 1,
+      frequency_penalty: 1,
+      logprobs: true,
+      reasoning_effort: 'high',
+      service_tier: 'flex',
+      metadata: { a: 'b' },
+    });
     await completion(request);
 
     const body = await sentBody();
@@ -245,13 +264,21 @@ describe('AnthropicProvider, tool calls', () => {
         },
         {
           role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '{"celsius":21}' }, { type: 'tool_result', tool_use_id: 'toolu_2' }, { type: 'text', text: 'And now?' }],
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_1', content: '{"celsius":21}' },
+            { type: 'tool_result', tool_use_id: 'toolu_2' },
+            { type: 'text', text: 'And now?' },
+          ],
         },
       ],
     });
     expect(reply.choices[0]).toMatchObject({
       finish_reason: 'tool_calls',
-      message: { role: 'assistant', content: null, tool_calls: [{ id: expect.stringMatching(/^toolu_fake\d+_0$/), type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(weather.arguments) } }] },
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: expect.stringMatching(/^toolu_fake\d+_0$/), type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(weather.arguments) } }],
+      },
     });
   });
 
@@ -265,9 +292,17 @@ describe('AnthropicProvider, tool calls', () => {
       { index: 0, id: expect.stringMatching(/^toolu_fake\d+_0$/), type: 'function', function: { name: 'get_weather', arguments: '' } },
       { index: 1, id: expect.stringMatching(/^toolu_fake\d+_1$/), type: 'function', function: { name: 'get_time', arguments: '' } },
     ]);
-    const argumentsOf = (index: number): string => toolDeltas.filter((delta) => delta.index === index).map((delta) => delta.function?.arguments).join('');
+    const argumentsOf = (index: number): string =>
+      toolDeltas
+        .filter((delta) => delta.index === index)
+        .map((delta) => delta.function?.arguments)
+        .join('');
     expect([argumentsOf(0), argumentsOf(1)]).toEqual([JSON.stringify(weather.arguments), '{}']);
-    expect(deltas(received).map((delta) => delta.content ?? '').join('')).toBe('Checking.');
+    expect(
+      deltas(received)
+        .map((delta) => delta.content ?? '')
+        .join(''),
+    ).toBe('Checking.');
     expect(received.at(-2)?.choices[0].finish_reason).toBe('tool_calls');
   });
 });

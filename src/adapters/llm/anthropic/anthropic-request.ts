@@ -12,12 +12,12 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages';
 import { messageText, type ChatMessage, type ChatRequest, type ContentPart, type ToolCall } from '../../../modules/chat/domain/chat-request';
 import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
-import { alternatingTurns, type Turn } from '../alternating-turns';
-import { parseDataUrl } from '../data-url';
-import { parseJsonObject } from '../json-object';
-import { contentParts, isSystemMessage } from '../message-parts';
-import { isSent } from '../parameter-support';
-import { spokenConversation } from '../system-only-conversation';
+import { alternatingTurns, type Turn } from '../shared/alternating-turns';
+import { parseDataUrl } from '../shared/data-url';
+import { parseJsonObject } from '../shared/json-object';
+import { contentParts, isSystemMessage } from '../shared/message-parts';
+import { isSent } from '../shared/parameter-support';
+import { spokenConversation } from '../shared/system-only-conversation';
 import { anthropicParameters, jsonOutputTool, MAX_TEMPERATURE, stopSequences } from './anthropic-parameters';
 
 /** The Messages API body for a chat request, with the optional settings anthropic-parameters.ts says it takes. */
@@ -57,9 +57,7 @@ function block(part: ContentPart): TextBlockParam | ImageBlockParam {
   if (part.type === 'text') return { type: 'text', text: part.text };
   const inline = parseDataUrl(part.image_url.url);
   // Anthropic reads base64 JPEG, PNG, GIF and WebP, and http(s) URLs; anything else is its to refuse (a 400).
-  const source: ImageBlockParam['source'] = inline
-    ? { type: 'base64', media_type: inline.mediaType as Base64ImageSource['media_type'], data: inline.data }
-    : { type: 'url', url: part.image_url.url };
+  const source: ImageBlockParam['source'] = inline ? { type: 'base64', media_type: inline.mediaType as Base64ImageSource['media_type'], data: inline.data } : { type: 'url', url: part.image_url.url };
   return { type: 'image', source };
 }
 
@@ -82,13 +80,11 @@ function toolFields(request: ChatRequest): Pick<MessageCreateParamsBase, 'tools'
   const jsonTool = jsonOutputTool(request);
   if (jsonTool) return { tools: [jsonTool], tool_choice: { type: 'tool', name: jsonTool.name } };
   if (!request.tools?.length) return {};
-  const tools = request.tools.map(
-    ({ function: declared }): Tool => ({
-      name: declared.name,
-      ...(declared.description !== undefined && { description: declared.description }),
-      input_schema: { ...declared.parameters, type: 'object' },
-    }),
-  );
+  const tools = request.tools.map(({ function: declared }): Tool => ({
+    name: declared.name,
+    ...(declared.description !== undefined && { description: declared.description }),
+    input_schema: { ...declared.parameters, type: 'object' },
+  }));
   const choice = toolChoice(request.tool_choice, request.parallel_tool_calls === false);
   return { tools, ...(choice && { tool_choice: choice }) };
 }

@@ -1,6 +1,6 @@
 import type { Message, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import type { ChatCompletion } from '../../../modules/providers/domain/chat-completion';
-import { chatCompletion, completionUsage, type CompletionUsage, type FinishReason, type ToolCall } from '../openai-shapes';
+import { chatCompletion, completionUsage, type CompletionUsage, type FinishReason, type ToolCall } from '../shared/openai-shapes';
 
 const FINISH_REASONS: Record<StopReason, FinishReason> = {
   end_turn: 'stop',

@@ -2,10 +2,10 @@ import type { MessageDeltaUsage, RawMessageStreamEvent } from '@anthropic-ai/sdk
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
-import { parseEventJson } from '../event-json';
-import { isJsonObject } from '../json-object';
-import { ChunkFactory } from '../openai-shapes';
-import { withToolArguments } from '../tool-call-arguments';
+import { parseEventJson } from '../shared/event-json';
+import { isJsonObject } from '../shared/json-object';
+import { ChunkFactory } from '../shared/openai-shapes';
+import { withToolArguments } from '../shared/tool-call-arguments';
 import { finishReason, openAiUsage, type AnthropicUsage } from './anthropic-response';
 
 type StreamEvent = RawMessageStreamEvent | { type: 'ping' } | { type: 'error'; error: { type: string; message?: string } };

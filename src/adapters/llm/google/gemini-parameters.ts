@@ -1,7 +1,7 @@
 import type { ThinkingConfig } from '@google/genai';
 import type { ReasoningEffort } from '../../../modules/chat/domain/chat-request';
 import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
-import { parameterSupport, type ParameterSupport } from '../parameter-support';
+import { parameterSupport, type ParameterSupport } from '../shared/parameter-support';
 
 const SETTINGS = parameterSupport(['temperature', 'top_p', 'stop', 'seed', 'presence_penalty', 'frequency_penalty', 'response_format']);
 const REASONING_SETTINGS = parameterSupport([...SETTINGS.forwarded], ['reasoning_effort']);

@@ -99,12 +99,7 @@ describe('GeminiProvider, requests', () => {
         messages: [
           {
             role: 'user',
-            content: [
-              { type: 'text', text: 'What is this?' },
-              image('data:image/webp;base64,UklGRg=='),
-              image('https://example.com/cat.PNG?size=large'),
-              image('https://example.com/photo'),
-            ],
+            content: [{ type: 'text', text: 'What is this?' }, image('data:image/webp;base64,UklGRg=='), image('https://example.com/cat.PNG?size=large'), image('https://example.com/photo')],
           },
         ],
       }),
@@ -127,7 +122,10 @@ describe('GeminiProvider, requests', () => {
     ['auto', { mode: 'AUTO' }],
     ['required', { mode: 'ANY' }],
     ['none', { mode: 'NONE' }],
-    [{ type: 'function' as const, function: { name: 'get_weather' } }, { mode: 'ANY', allowedFunctionNames: ['get_weather'] }],
+    [
+      { type: 'function' as const, function: { name: 'get_weather' } },
+      { mode: 'ANY', allowedFunctionNames: ['get_weather'] },
+    ],
   ] as const)('maps tool_choice %j to functionCallingConfig', async (toolChoice, expected) => {
     await completion(call({ tools: [weatherTool], tool_choice: toolChoice }));
 
@@ -239,7 +237,11 @@ describe('GeminiProvider, function calls', () => {
     });
     expect(reply.choices[0]).toMatchObject({
       finish_reason: 'tool_calls',
-      message: { role: 'assistant', content: null, tool_calls: [{ id: expect.stringMatching(CALL_ID), type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(weather.arguments) } }] },
+      message: {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: expect.stringMatching(CALL_ID), type: 'function', function: { name: 'get_weather', arguments: JSON.stringify(weather.arguments) } }],
+      },
     });
   });
 

@@ -1,9 +1,9 @@
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
 import { LlmProvider, type RequestAdjustments, type UpstreamCall, type UpstreamReply } from '../../../modules/providers/ports/llm-provider';
-import type { KeyedEndpoint } from '../keyed-endpoint';
-import { sseEvents } from '../sse-events';
-import { requestAdjustments } from '../parameter-support';
-import { readJson, type UpstreamHttp } from '../upstream-http';
+import type { KeyedEndpoint } from '../shared/keyed-endpoint';
+import { sseEvents } from '../shared/sse-events';
+import { requestAdjustments } from '../shared/parameter-support';
+import { readJson, type UpstreamHttp } from '../shared/upstream-http';
 import { geminiParameters } from './gemini-parameters';
 import { geminiRequestBody } from './gemini-request';
 import { geminiCompletion, geminiResponse } from './gemini-response';

@@ -1,11 +1,11 @@
 import type { Content, FunctionCallingConfigMode, FunctionDeclaration, GenerationConfig, Part, Tool } from '@google/genai';
 import { messageText, type ChatMessage, type ChatRequest, type ContentPart, type ResponseFormat, type ToolCall } from '../../../modules/chat/domain/chat-request';
 import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
-import { alternatingTurns, type Turn } from '../alternating-turns';
-import { parseDataUrl } from '../data-url';
-import { isJsonObject, parseJsonObject } from '../json-object';
-import { contentParts, isSystemMessage } from '../message-parts';
-import { spokenConversation } from '../system-only-conversation';
+import { alternatingTurns, type Turn } from '../shared/alternating-turns';
+import { parseDataUrl } from '../shared/data-url';
+import { isJsonObject, parseJsonObject } from '../shared/json-object';
+import { contentParts, isSystemMessage } from '../shared/message-parts';
+import { spokenConversation } from '../shared/system-only-conversation';
 import { thinkingConfig } from './gemini-parameters';
 import { imageMimeType } from './image-mime-type';
 
@@ -103,13 +103,14 @@ function functionResponse(message: ChatMessage, functionNames: ReadonlyMap<strin
 /** Declarations take the client's JSON Schema as is through `parametersJsonSchema`; `parameters` reads only an OpenAPI subset. */
 function toolFields(request: ChatRequest): Pick<GenerateContentRequest, 'tools' | 'toolConfig'> {
   if (!request.tools?.length) return {};
-  const functionDeclarations = request.tools.map(
-    ({ function: declared }): FunctionDeclaration => ({ name: declared.name, description: declared.description, parametersJsonSchema: declared.parameters }),
-  );
+  const functionDeclarations = request.tools.map(({ function: declared }): FunctionDeclaration => ({
+    name: declared.name,
+    description: declared.description,
+    parametersJsonSchema: declared.parameters,
+  }));
   const choice = request.tool_choice;
   if (choice === undefined) return { tools: [{ functionDeclarations }] };
-  const functionCallingConfig =
-    typeof choice === 'object' ? { mode: 'ANY' as const, allowedFunctionNames: [choice.function.name] } : { mode: TOOL_MODES[choice] };
+  const functionCallingConfig = typeof choice === 'object' ? { mode: 'ANY' as const, allowedFunctionNames: [choice.function.name] } : { mode: TOOL_MODES[choice] };
   return { tools: [{ functionDeclarations }], toolConfig: { functionCallingConfig } };
 }
 

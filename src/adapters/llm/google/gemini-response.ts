@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { GenerateContentResponse, GenerateContentResponseUsageMetadata, Part } from '@google/genai';
 import type { ChatCompletion } from '../../../modules/providers/domain/chat-completion';
 import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
-import { isJsonObject } from '../json-object';
-import { chatCompletion, completionUsage, type CompletionUsage, type FinishReason, type ToolCall } from '../openai-shapes';
+import { isJsonObject } from '../shared/json-object';
+import { chatCompletion, completionUsage, type CompletionUsage, type FinishReason, type ToolCall } from '../shared/openai-shapes';
 
 /** A generateContent answer or stream chunk as JSON: the SDK's response class without its getters. */
 export type GeminiResponse = Pick<GenerateContentResponse, 'candidates' | 'promptFeedback' | 'usageMetadata' | 'modelVersion' | 'responseId'>;

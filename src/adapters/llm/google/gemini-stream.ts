@@ -2,8 +2,8 @@ import type { GenerateContentResponseUsageMetadata } from '@google/genai';
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
-import { parseEventJson } from '../event-json';
-import { ChunkFactory } from '../openai-shapes';
+import { parseEventJson } from '../shared/event-json';
+import { ChunkFactory } from '../shared/openai-shapes';
 import { answerParts, completionId, finishReason, geminiResponse, openAiUsage } from './gemini-response';
 
 /**

@@ -1,7 +1,7 @@
 import type { OptionalParameter } from '../../../modules/chat/domain/chat-request';
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
 import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
-import { parameterSupport, type ParameterSupport, type SentSettings } from '../parameter-support';
+import { parameterSupport, type ParameterSupport, type SentSettings } from '../shared/parameter-support';
 
 /** How an OpenAI-compatible API departs from OpenAI's own (docs/decisions.md, "Provider capabilities"). */
 export interface OpenAiDialect {

@@ -6,7 +6,7 @@ import { adapterOnFake, type AdapterSetup } from '../../../../test/support/adapt
 import { Secret } from '../../../config/secret';
 import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
-import { UpstreamHttp } from '../upstream-http';
+import { UpstreamHttp } from '../shared/upstream-http';
 import { OpenAiCompatibleProvider } from './openai-compatible-provider';
 import { OPENAI_COMPATIBLE_DIALECTS, type OpenAiDialect } from './dialects';
 
@@ -47,7 +47,17 @@ describe('OpenAiCompatibleProvider, requests', () => {
   });
 
   describe('optional settings (dialects.ts)', () => {
-    const settings = { temperature: 0.3, top_p: 0.9, presence_penalty: 0.5, logprobs: true, top_logprobs: 2, reasoning_effort: 'low', user: 'u-1', metadata: { team: 'a' }, service_tier: 'priority' } as const;
+    const settings = {
+      temperature: 0.3,
+      top_p: 0.9,
+      presence_penalty: 0.5,
+      logprobs: true,
+      top_logprobs: 2,
+      reasoning_effort: 'low',
+      user: 'u-1',
+      metadata: { team: 'a' },
+      service_tier: 'priority',
+    } as const;
 
     it('on an ordinary model: forwards logprobs, user and service_tier; drops reasoning_effort and metadata', async () => {
       const request = openai.call(settings);
@@ -75,7 +85,17 @@ describe('OpenAiCompatibleProvider, requests', () => {
     const deepseek = adapterOnFake(onOpenAiFake('deepseek', COMPATIBLE_DIALECT));
 
     it('joins text parts into one string, which is all DeepSeek reads', async () => {
-      const request = deepseek.call({ messages: [{ role: 'user', content: [{ type: 'text', text: '<task>Fix it</task>' }, { type: 'text', text: '<env>linux</env>' }] }] });
+      const request = deepseek.call({
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<task>Fix it</task>' },
+              { type: 'text', text: '<env>linux</env>' },
+            ],
+          },
+        ],
+      });
       await deepseek.completion(request);
 
       expect((await deepseek.sentBody()).messages).toEqual([{ role: 'user', content: '<task>Fix it</task>\n<env>linux</env>' }]);

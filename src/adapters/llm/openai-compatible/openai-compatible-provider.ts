@@ -2,11 +2,11 @@ import type { ChatCompletion, ChatCompletionChunk } from '../../../modules/provi
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
 import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
 import { LlmProvider, type RequestAdjustments, type UpstreamCall, type UpstreamReply } from '../../../modules/providers/ports/llm-provider';
-import { parseEventJson } from '../event-json';
-import type { KeyedEndpoint } from '../keyed-endpoint';
-import { sseEvents } from '../sse-events';
-import { withToolArguments } from '../tool-call-arguments';
-import { readJson, type UpstreamHttp, type UpstreamResponse } from '../upstream-http';
+import { parseEventJson } from '../shared/event-json';
+import type { KeyedEndpoint } from '../shared/keyed-endpoint';
+import { sseEvents } from '../shared/sse-events';
+import { withToolArguments } from '../shared/tool-call-arguments';
+import { readJson, type UpstreamHttp, type UpstreamResponse } from '../shared/upstream-http';
 import type { OpenAiDialect } from './dialects';
 import { openAiAdjustments, openAiRequestBody } from './openai-request';
 

@@ -1,6 +1,6 @@
 import { messageText, OPTIONAL_PARAMETERS, type ChatMessage } from '../../../modules/chat/domain/chat-request';
 import type { RequestAdjustments, UpstreamCall } from '../../../modules/providers/ports/llm-provider';
-import { sentAdjustments, type SentSettings } from '../parameter-support';
+import { sentAdjustments, type SentSettings } from '../shared/parameter-support';
 import type { OpenAiDialect } from './dialects';
 
 /** The upstream body: the client's request with our model name, the billed cap, usage always reported, and only what the API takes. */

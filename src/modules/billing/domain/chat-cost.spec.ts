@@ -8,7 +8,7 @@ const rates = (input: string, output: string): TokenRates => ({
 });
 
 describe('chatCost: exact vectors', () => {
-  it('prices the worked example of ARCHITECTURE.md: 1 in, 8,192 out at 0.30 / 2.50 is 21,505 atomic units', () => {
+  it('prices the worked example: 1 in, 8,192 out at 0.30 / 2.50 is 21,505 atomic units', () => {
     // (1 x 300,000 + 8,192 x 2,500,000) x 105 / 10^8 = 21,504.315, rounded up once.
     expect(chatCost(1, 8192, rates('0.30', '2.50'))).toEqual({ total: 21_505n, providerCost: 20_481n, platformFee: 1_024n });
   });

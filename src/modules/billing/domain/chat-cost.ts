@@ -1,5 +1,5 @@
 /**
- * The chat price (spec 1.4, 4.1; ARCHITECTURE.md section 3 "Cost"): provider cost plus the fixed
+ * The chat price (spec 1.4, 4.1): provider cost plus the fixed
  * 5 percent platform fee, in atomic USDC, computed exactly with one upward rounding.
  */
 export const FEE_PERCENT = 5;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppLogger } from '../../../logging/app-logger';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
-import { BackgroundTasks } from '../../../lifecycle/background-tasks';
+import { BackgroundTasks } from '../../../core/background-tasks';
 import { SpendLog } from '../../billing/ports/spend-log';
 import { ExactPayments } from '../../payments/application/exact-payments';
 import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
@@ -83,13 +83,12 @@ interface PaidSource {
 }
 
 export type ChatOutcome =
-  | { kind: 'quote'; plan: ChatPlan; challenge: Challenge }
-  | { kind: 'served'; plan: ChatPlan; served: ServedChat; headers: Record<string, string>; paymentStatus: string | null };
+  { kind: 'quote'; plan: ChatPlan; challenge: Challenge } | { kind: 'served'; plan: ChatPlan; served: ServedChat; headers: Record<string, string>; paymentStatus: string | null };
 
 /**
  * POST /v1/chat/completions (spec 4.1): the client's per-IP window, the plan, then the free path
  * (guard, provider) or the paid one (guard, then a 402 quote until a payment comes; then the
- * settlement lifecycle of docs/decisions.md, "Money moves exactly once", through PaidGenerations).
+ * settlement lifecycle of docs/decisions.md, "Money moves exactly once (1 of 2)", through PaidGenerations).
  */
 @Injectable()
 export class ChatCompletions {
@@ -224,7 +223,8 @@ export class ChatCompletions {
       if (signal.aborted) throw signal.reason;
       const { index, reply, adjustments } = await this.dispatcher.dispatch(dispatchTargets(candidates, plan.request, true), signal);
       const candidate = candidates[index];
-      const source = reply.kind === 'stream' ? timed(reply.chunks, () => caller.timing.upstream(candidate.model.provider, performance.now() - calling)) : fromArray(completionChunks(reply.completion, true));
+      const source =
+        reply.kind === 'stream' ? timed(reply.chunks, () => caller.timing.upstream(candidate.model.provider, performance.now() - calling)) : fromArray(completionChunks(reply.completion, true));
       return { source, candidate, fallback: index > 0, cache: 'miss', cacheable: index === 0 ? key : null, adjustments };
     } catch (err) {
       caller.timing.upstream('none', performance.now() - calling);
@@ -270,7 +270,8 @@ export class ChatCompletions {
     if (cached) {
       const answer: FreeAnswer = { caller, plan, candidate: primary, cacheable: null };
       if (request.stream !== true) this.record(answer, cached.usage);
-      const body: ServedChat['body'] = request.stream === true ? { kind: 'stream', chunks: this.relay(fromArray(completionChunks(cached, true)), answer, null, null) } : { kind: 'json', completion: cached };
+      const body: ServedChat['body'] =
+        request.stream === true ? { kind: 'stream', chunks: this.relay(fromArray(completionChunks(cached, true)), answer, null, null) } : { kind: 'json', completion: cached };
       return { model: primary.model, fallback: false, cache: 'hit', body };
     }
 

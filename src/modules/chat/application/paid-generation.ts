@@ -6,9 +6,7 @@ import { carriesContent, CompletionAssembler } from '../domain/completion-stream
 import { streamFailure } from '../domain/mid-stream-error';
 
 /** How a paid generation ended: with an answer (whole, or cut after its payment was broadcast), or with an error and nothing charged. */
-export type GenerationEnd =
-  | { kind: 'answer'; completion: ChatCompletion; whole: boolean; settlement: Settlement; error: GatewayError | null }
-  | { kind: 'error'; error: GatewayError };
+export type GenerationEnd = { kind: 'answer'; completion: ChatCompletion; whole: boolean; settlement: Settlement; error: GatewayError | null } | { kind: 'error'; error: GatewayError };
 
 /** How much of the answer reached the client that asked for it. */
 export type Received = 'all' | 'some' | 'none';
@@ -132,7 +130,12 @@ export class PaidGeneration {
     const completion = this.assembler.result();
     const settlement = await payment.settled();
     const whole = completion !== null && cut === null;
-    const error = settlement.status === 'failed' ? new GatewayError('payment.settlement_reverted', 'the payment landed on chain with an error and moved no funds; nothing was charged') : whole ? null : (cut ?? new GatewayError('upstream.stream_incomplete', 'the upstream stream ended before the answer was complete'));
+    const error =
+      settlement.status === 'failed'
+        ? new GatewayError('payment.settlement_reverted', 'the payment landed on chain with an error and moved no funds; nothing was charged')
+        : whole
+          ? null
+          : (cut ?? new GatewayError('upstream.stream_incomplete', 'the upstream stream ended before the answer was complete'));
     return this.finish({ kind: 'answer', completion: completion ?? this.assembler.snapshot(), whole, settlement, error });
   }
 

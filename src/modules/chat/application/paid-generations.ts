@@ -2,7 +2,7 @@ import { Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
-import { BackgroundTasks } from '../../../lifecycle/background-tasks';
+import { BackgroundTasks } from '../../../core/background-tasks';
 import { AppLogger } from '../../../logging/app-logger';
 import { SpendLog } from '../../billing/ports/spend-log';
 import type { AcceptedPayment } from '../../payments/application/accepted-payment';
@@ -99,7 +99,11 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     if (paid && generation.originalReceived !== 'all') {
       // The payment stays "used" as long as its answer is kept, or a resend would meet the chain checks instead.
       await payment.holdFor(this.config.settlement.redeliveryTtlMs);
-      await this.redelivery.keep(payment.replayKey, { fingerprint: start.fingerprint, completion: end.completion, whole: end.whole, receiptPath: payment.receiptPath }, this.config.settlement.redeliveryTtlMs);
+      await this.redelivery.keep(
+        payment.replayKey,
+        { fingerprint: start.fingerprint, completion: end.completion, whole: end.whole, receiptPath: payment.receiptPath },
+        this.config.settlement.redeliveryTtlMs,
+      );
     }
     if (paid && end.whole && start.cacheable) {
       const key = start.cacheable;

@@ -43,7 +43,7 @@ export function quoteOf(plan: ChatPlan): ChatCost {
   return plan.candidates[0].cost;
 }
 
-/** Candidates a payment of `budget` covers: fallback never costs the payer more (ARCHITECTURE.md section 3). */
+/** Candidates a payment of `budget` covers: fallback never costs the payer more (docs/decisions.md, "Failure policy"). */
 export function candidatesWithin(plan: ChatPlan, budget: bigint): PricedCandidate[] {
   return plan.candidates.filter((candidate) => candidate.cost.total <= budget);
 }

@@ -43,7 +43,13 @@ describe('CompletionAssembler snapshot: what a cut answer delivers', () => {
 describe('log probabilities through the stream', () => {
   const token = (text: string) => ({ token: text, logprob: -0.5, bytes: [...Buffer.from(text)], top_logprobs: [] });
   const withLogprobs = (content: string, finish: string | null = null): ChatCompletionChunk =>
-    ({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta: { content }, logprobs: { content: [token(content)], refusal: null }, finish_reason: finish }] }) as ChatCompletionChunk;
+    ({
+      id: 'c1',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, delta: { content }, logprobs: { content: [token(content)], refusal: null }, finish_reason: finish }],
+    }) as ChatCompletionChunk;
 
   it('are gathered into the whole completion and given back whole when it is replayed as chunks', () => {
     const assembler = new CompletionAssembler();

@@ -36,9 +36,10 @@ const DIGIT_RUN = /(?<![\p{L}\p{N}_/-])(?<!\d[.,])\d+(?:[ -]\d+)*(?![\p{L}\p{N}_
 const CARD_GROUPING = /^(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]\d{1,4})?|\d{4}[ -]\d{6}[ -]\d{4,5})$/;
 
 /** Issuer prefixes and the lengths each network issues (guard-data/pii.json). */
-const CARD_NETWORKS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readonly number[] }> = pii.cardNetworks.networks.map(
-  ({ prefix, lengths }) => ({ prefix: new RegExp(prefix), lengths }),
-);
+const CARD_NETWORKS: ReadonlyArray<{ readonly prefix: RegExp; readonly lengths: readonly number[] }> = pii.cardNetworks.networks.map(({ prefix, lengths }) => ({
+  prefix: new RegExp(prefix),
+  lengths,
+}));
 
 export function luhnValid(digits: string): boolean {
   let sum = 0;
@@ -51,11 +52,7 @@ export function luhnValid(digits: string): boolean {
 }
 
 export function isCardNumber(digits: string): boolean {
-  return (
-    CARD_NETWORKS.some(({ prefix, lengths }) => prefix.test(digits) && lengths.includes(digits.length)) &&
-    luhnValid(digits) &&
-    !PUBLISHED_CARDS.has(digits)
-  );
+  return CARD_NETWORKS.some(({ prefix, lengths }) => prefix.test(digits) && lengths.includes(digits.length)) && luhnValid(digits) && !PUBLISHED_CARDS.has(digits);
 }
 
 function containsCardNumber(text: string): boolean {
@@ -76,11 +73,7 @@ const SSN_AFTER_KEYWORD = /(?:\bssn|social security (?:number|no\.?|#))[^\d\n]{0
 /** SSA rules: area 001-899 except 666, group 01-99, serial 0001-9999. */
 export function isSsn(area: string, group: string, serial: string): boolean {
   const areaNumber = Number(area);
-  return (
-    areaNumber > 0 && areaNumber < 900 && areaNumber !== 666 &&
-    group !== '00' && serial !== '0000' &&
-    !PUBLISHED_SSNS.has(`${area}-${group}-${serial}`)
-  );
+  return areaNumber > 0 && areaNumber < 900 && areaNumber !== 666 && group !== '00' && serial !== '0000' && !PUBLISHED_SSNS.has(`${area}-${group}-${serial}`);
 }
 
 function containsSsn(text: string): boolean {

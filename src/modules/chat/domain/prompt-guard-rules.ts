@@ -50,7 +50,8 @@ const PROMPT = anyOf(alternatives.prompt);
 const PROMPT_ADJECTIVE = anyOf(alternatives['prompt-adjective']);
 const MODE = anyOf(alternatives.mode);
 const RULES = anyOf(alternatives.rules);
-const UNFILTERED_PERSONA = '(?:(?:a|an|the|my) )?(?:(?:unfiltered|uncensored|unrestricted|amoral|unethical|immoral|non-moral|jailbroken|unaligned|evil|rogue) (?:(?:and|or) )?){1,3}(?:unbiased )?(?:ai|chatbot|assistant|language model|model|llm|version|persona|mode|confidant|gpt|bot|twin|alter ego)';
+const UNFILTERED_PERSONA =
+  '(?:(?:a|an|the|my) )?(?:(?:unfiltered|uncensored|unrestricted|amoral|unethical|immoral|non-moral|jailbroken|unaligned|evil|rogue) (?:(?:and|or) )?){1,3}(?:unbiased )?(?:ai|chatbot|assistant|language model|model|llm|version|persona|mode|confidant|gpt|bot|twin|alter ego)';
 // Words that make "free of the rules" or "does not have to follow the rules" about an AI ...
 const AI_CONTEXT = anyWord(lists['ai-words']);
 // ... or "no content filters" about the model addressed (or told to answer) rather than a CMS.
@@ -104,13 +105,16 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: 'injection.ignore-instructions',
     category: 'injection',
     phrases: [
-      phrase(IGNORE, `(?:${[
-        `(?:(?:all|any|every|each|of|the|these|those|such) ){0,3}(?:${QUALIFIER} ){1,3}(?:(?:and|or|&) (?:${QUALIFIER} ){1,3})?${INSTRUCTIONS}`,
-        `(?:all (?:of )?)?your (?:${WORD} ){0,2}?${INSTRUCTIONS}`,
-        `(?:all (?:of )?)?(?:the|its|openai's|anthropic's|google's) (?:content|safety|usage) polic(?:y|ies)`,
-        // "all rules" alone is too common around linters ("make eslint ignore all rules here").
-        `all (?:of )?(?:the |these |those )?(?:instructions|prompts|directives|guidelines)`,
-      ].join('|')})`),
+      phrase(
+        IGNORE,
+        `(?:${[
+          `(?:(?:all|any|every|each|of|the|these|those|such) ){0,3}(?:${QUALIFIER} ){1,3}(?:(?:and|or|&) (?:${QUALIFIER} ){1,3})?${INSTRUCTIONS}`,
+          `(?:all (?:of )?)?your (?:${WORD} ){0,2}?${INSTRUCTIONS}`,
+          `(?:all (?:of )?)?(?:the|its|openai's|anthropic's|google's) (?:content|safety|usage) polic(?:y|ies)`,
+          // "all rules" alone is too common around linters ("make eslint ignore all rules here").
+          `all (?:of )?(?:the |these |those )?(?:instructions|prompts|directives|guidelines)`,
+        ].join('|')})`,
+      ),
     ],
     notAfter: NEGATION,
   },
@@ -165,20 +169,17 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: 'injection.reveal-prompt',
     category: 'injection',
     phrases: [
-      phrase(REVEAL, `(?:${[
-        `(?:me |us )?(?:(?:all|of|the|text|contents?|wording|${PROMPT_ADJECTIVE}) ){0,4}your (?:${PROMPT_ADJECTIVE} ){0,3}${PROMPT}`,
-        `(?:me |us )?(?:all (?:of )?)?the (?:${PROMPT_ADJECTIVE} ){1,3}(?:system )?(?:prompt|instructions|system message)`,
-        '(?:back )?(?:everything|all (?:of )?(?:the )?(?:text|words)) (?:above|before this)',
-        '(?:back )?the (?:text|words|content|lines|prompt|instructions) above (?:starting|beginning|verbatim|word for word|this line|from the start)',
-      ].join('|')})`),
       phrase(
-        ["what's", 'what is', 'what are', 'what were', 'what was'],
-        `(?:in )?your (?:(?:${PROMPT_ADJECTIVE}|current|system) ){0,2}(?:system prompt|system message|prompt|instructions)`,
+        REVEAL,
+        `(?:${[
+          `(?:me |us )?(?:(?:all|of|the|text|contents?|wording|${PROMPT_ADJECTIVE}) ){0,4}your (?:${PROMPT_ADJECTIVE} ){0,3}${PROMPT}`,
+          `(?:me |us )?(?:all (?:of )?)?the (?:${PROMPT_ADJECTIVE} ){1,3}(?:system )?(?:prompt|instructions|system message)`,
+          '(?:back )?(?:everything|all (?:of )?(?:the )?(?:text|words)) (?:above|before this)',
+          '(?:back )?the (?:text|words|content|lines|prompt|instructions) above (?:starting|beginning|verbatim|word for word|this line|from the start)',
+        ].join('|')})`,
       ),
-      phrase(
-        ['what your'],
-        `(?:(?:${PROMPT_ADJECTIVE}|current|system) ){0,2}(?:system prompt|system message|prompt|instructions) (?:says?|is|are|contains?|looks like)`,
-      ),
+      phrase(["what's", 'what is', 'what are', 'what were', 'what was'], `(?:in )?your (?:(?:${PROMPT_ADJECTIVE}|current|system) ){0,2}(?:system prompt|system message|prompt|instructions)`),
+      phrase(['what your'], `(?:(?:${PROMPT_ADJECTIVE}|current|system) ){0,2}(?:system prompt|system message|prompt|instructions) (?:says?|is|are|contains?|looks like)`),
     ],
     notAfter: NEGATION,
   },
@@ -226,11 +227,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
   {
     id: 'jailbreak.mode-switch',
     category: 'jailbreak',
-    phrases: [
-      phrase(YOU_ARE, `(?:now )?in ${MODE} mode`),
-      phrase(ENABLE, `${MODE} mode`),
-      phrase(['jailbreak mode', 'jailbroken mode'], ''),
-    ],
+    phrases: [phrase(YOU_ARE, `(?:now )?in ${MODE} mode`), phrase(ENABLE, `${MODE} mode`), phrase(['jailbreak mode', 'jailbroken mode'], '')],
   },
   {
     id: 'jailbreak.jailbroken',
@@ -241,10 +238,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: 'jailbreak.developer-mode',
     category: 'jailbreak',
     phrases: [
-      phrase(
-        ['chatgpt', 'gpt', 'ai', 'assistant', 'language model', 'llm', 'chatbot', 'bot', 'claude', 'gemini', 'you'],
-        `(?:${WORD} ){0,2}(?:with|in) developer mode`,
-      ),
+      phrase(['chatgpt', 'gpt', 'ai', 'assistant', 'language model', 'llm', 'chatbot', 'bot', 'claude', 'gemini', 'you'], `(?:${WORD} ){0,2}(?:with|in) developer mode`),
       phrase(['developer mode'], '(?:never|always|can|ignores|has no|will)'),
       phrase(['act as', 'pretend to be', 'simulate', 'emulate', ...YOU_ARE], `(?:${WORD} ){0,3}developer mode`),
     ],
@@ -255,9 +249,31 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     phrases: [
       phrase(
         [
-          'without', 'with no', 'no', 'free of', 'free from', 'no longer bound by', 'not bound by', 'unbound by', 'unconstrained by',
-          'never trained with', 'never trained on', 'never given', 'never been trained with', 'never been trained on', 'never been given',
-          "doesn't have", 'does not have', "don't have", 'do not have', 'has no', 'have no', 'had no', 'lacks', 'lacking', 'devoid of',
+          'without',
+          'with no',
+          'no',
+          'free of',
+          'free from',
+          'no longer bound by',
+          'not bound by',
+          'unbound by',
+          'unconstrained by',
+          'never trained with',
+          'never trained on',
+          'never given',
+          'never been trained with',
+          'never been trained on',
+          'never been given',
+          "doesn't have",
+          'does not have',
+          "don't have",
+          'do not have',
+          'has no',
+          'have no',
+          'had no',
+          'lacks',
+          'lacking',
+          'devoid of',
         ],
         `(?:(?:any|all|your|its|the) ){0,2}(?:(?:ethical|moral|safety|content|openai's|openai|anthropic's|anthropic|programmed|built-in) (?:(?:or|and|/) )?){1,3}${RULES}`,
       ),
@@ -301,10 +317,7 @@ export const PATTERN_RULES: readonly PatternRule[] = [
     id: 'jailbreak.unfiltered-persona',
     category: 'jailbreak',
     phrases: [
-      phrase(
-        ['act as', 'acting as', ...YOU_ARE, 'you will be', 'become', 'pretend to be', 'roleplay as', 'role-play as', 'replaced by', ...ENABLE, 'simulate', 'emulate'],
-        UNFILTERED_PERSONA,
-      ),
+      phrase(['act as', 'acting as', ...YOU_ARE, 'you will be', 'become', 'pretend to be', 'roleplay as', 'role-play as', 'replaced by', ...ENABLE, 'simulate', 'emulate'], UNFILTERED_PERSONA),
       phrase(['respond', 'answer', 'reply', 'behave', 'talk', 'write'], `(?:exactly |only )?(?:as|like) ${UNFILTERED_PERSONA}`),
     ],
   },

@@ -9,9 +9,7 @@ import { TermFamilies, type Occurrence } from './prompt-guard-terms';
 export type GuardCategory = 'injection' | 'jailbreak' | 'pii';
 
 /** `rule` is for logs and metrics only; a blocked client only ever sees the fixed policy message. */
-export type GuardVerdict =
-  | { readonly blocked: false }
-  | { readonly blocked: true; readonly category: GuardCategory; readonly rule: string };
+export type GuardVerdict = { readonly blocked: false } | { readonly blocked: true; readonly category: GuardCategory; readonly rule: string };
 
 interface Attack {
   readonly category: Exclude<GuardCategory, 'pii'>;

@@ -46,7 +46,9 @@ describe('jsonCodePointLength', () => {
  */
 describe('the estimate and the routing signals grow linearly with the request', () => {
   type Shape = readonly [string, (size: number) => ChatRequest];
-  const text = (unit: string) => (size: number): ChatRequest => ({ model: 'auto', messages: [{ role: 'user', content: repeatTo(unit, size) }] });
+  const text =
+    (unit: string) =>
+    (size: number): ChatRequest => ({ model: 'auto', messages: [{ role: 'user', content: repeatTo(unit, size) }] });
   const SHAPES: readonly Shape[] = [
     ['script switching ending in a Cyrillic sign', text('a' + 'ж\u0482'.repeat(64))],
     ['surrogate pairs', text('😀')],
@@ -57,7 +59,10 @@ describe('the estimate and the routing signals grow linearly with the request', 
     ['a tool schema nested deep', (size) => withTool(deepSchema(size / 40))],
     ['a tool schema with many properties', (size) => withTool({ type: 'object', properties: Object.fromEntries(Array.from({ length: size / 24 }, (_, i) => [`p${i}`, { type: 'string' }])) })],
     ['tool strings full of escapes', (size) => withTool({ description: repeatTo('"\\\n\u0001', size) })],
-    ['tool-call arguments', (size) => ({ model: 'auto', messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: repeatTo('{"a":[', size) } }] }] })],
+    [
+      'tool-call arguments',
+      (size) => ({ model: 'auto', messages: [{ role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: repeatTo('{"a":[', size) } }] }] }),
+    ],
   ];
 
   it.each(SHAPES)('%s: 512 K to 1 M units at most roughly doubles the time', (_, build) => {

@@ -9,7 +9,7 @@ export const IMAGE_PART_TOKENS = 1600;
 
 /**
  * Input tokens = ceil(C / 4), at least 1, where C counts the code points of all text the request
- * sends upstream (ARCHITECTURE.md section 3 "Cost"), plus IMAGE_PART_TOKENS per image part.
+ * sends upstream (docs/decisions.md, "Requests and the estimate"), plus IMAGE_PART_TOKENS per image part.
  */
 export function estimateInputTokens(request: ChatRequest): number {
   let codePoints = 0;

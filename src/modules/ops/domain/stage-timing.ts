@@ -1,5 +1,5 @@
 /**
- * Where a request's time went, for the overhead split operators see in metrics (issue 6): time
+ * Where a request's time went, for the overhead split operators see in metrics (docs/performance.md): time
  * waiting on an upstream provider and time spent on the payment (verification and settlement).
  * The rest of a request's duration is the gateway's own overhead.
  */

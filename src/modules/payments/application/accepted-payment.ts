@@ -35,7 +35,7 @@ export interface PaymentCollaborators {
 }
 
 /**
- * A verified, claimed payment and its settlement lifecycle (docs/decisions.md, "Money moves exactly once"): `release`
+ * A verified, claimed payment and its settlement lifecycle (docs/decisions.md, "Money moves exactly once (1 of 2)"): `release`
  * gives it back uncharged while it was never broadcast; `broadcast` hands it to the chain (at the
  * first content of the answer, or before serving a tool), after which nothing un-charges it;
  * `settled` is the confirmation. The receipt records every step; a write that fails is retried by

@@ -44,8 +44,8 @@ export interface PaymentContext {
  * just verified), blockhash life, simulation, the atomic replay claim, the source's exposure, the
  * sponsored fee's window charge, the budget reservation, the pending receipt (the durable claim).
  * Callable without HTTP: chat, tools and the A2A adapter share it. When to broadcast is the caller's policy (`AcceptedPayment.broadcast`).
- * Three bounds keep what is accepted payable (docs/decisions.md, "Money moves exactly once (issue
- * 11)"): the blockhash's life, the source's in-flight exposure and the sponsored fees.
+ * Three bounds keep what is accepted payable (docs/decisions.md, "Money moves exactly once (2 of
+ * 2)"): the blockhash's life, the source's in-flight exposure and the sponsored fees.
  */
 @Injectable()
 export class ExactPayments {

@@ -75,7 +75,13 @@ async function refusalOf(promise: Promise<unknown>): Promise<string> {
 
 /** 40,004 of the window's 50,000 in four fees, two per wallet and client: less than one more fee is left. */
 async function spendWindow(fees: FeeSponsorship): Promise<void> {
-  for (const [payer, client] of [['payer-a', 'ip-1'], ['payer-a', 'ip-1'], ['payer-b', 'ip-2'], ['payer-b', 'ip-2']]) await fees.hold(sponsored({ payer }), client);
+  for (const [payer, client] of [
+    ['payer-a', 'ip-1'],
+    ['payer-a', 'ip-1'],
+    ['payer-b', 'ip-2'],
+    ['payer-b', 'ip-2'],
+  ])
+    await fees.hold(sponsored({ payer }), client);
 }
 
 describe('FeeSponsorship', () => {
@@ -86,7 +92,9 @@ describe('FeeSponsorship', () => {
   });
 
   it('with a global bound of 0 offers no sponsorship at all, and is not exhausted', async () => {
-    const fees = new FeeSponsorship(new OneFeePayer(), new MemorySponsorshipLedger(), chain, new PaymentMetrics(new Registry()), logger, { sponsorship: { ...config.sponsorship, lamportsPerWindow: 0n } } as GatewayConfig);
+    const fees = new FeeSponsorship(new OneFeePayer(), new MemorySponsorshipLedger(), chain, new PaymentMetrics(new Registry()), logger, {
+      sponsorship: { ...config.sponsorship, lamportsPerWindow: 0n },
+    } as GatewayConfig);
     expect(fees.feePayerFor(5_000n)).toBeNull();
     expect(fees.state()).toEqual({ configured: false, windowLamports: 0n, exhausted: false });
     expect(await refusalOf(fees.hold(sponsored(), 'ip-1'))).toMatch(/sponsored all the fees it will this hour/);

@@ -108,7 +108,10 @@ export class FeeSponsorship implements OnApplicationBootstrap, BeforeApplication
     this.seeGlobal(window, charge.totals[0]);
     if (!charge.charged) {
       const bound = BOUND_NAMES[charge.refusedBy];
-      throw this.refuse(bound, bound === 'global' ? 'the gateway has sponsored all the fees it will this hour' : `this ${bound === 'wallet' ? 'wallet' : 'client'} has used its sponsored fees for this hour`);
+      throw this.refuse(
+        bound,
+        bound === 'global' ? 'the gateway has sponsored all the fees it will this hour' : `this ${bound === 'wallet' ? 'wallet' : 'client'} has used its sponsored fees for this hour`,
+      );
     }
     this.metrics.sponsored(lamports);
     let open = true;

@@ -38,8 +38,6 @@ export class PaidRateLimit {
   }
 
   admitClient(clientAddress: string): Promise<RateDecision> {
-    return this.limiter.admit([
-      clientAddress === 'unknown' ? { key: 'paid:ip:unknown', limit: UNKNOWN_CLIENT_LIMIT } : { key: `paid:ip:${clientAddress}`, limit: this.limit },
-    ]);
+    return this.limiter.admit([clientAddress === 'unknown' ? { key: 'paid:ip:unknown', limit: UNKNOWN_CLIENT_LIMIT } : { key: `paid:ip:${clientAddress}`, limit: this.limit }]);
   }
 }

@@ -27,7 +27,11 @@ export class PaymentMetrics {
     });
     this.pendingReceipts = new Gauge({ name: 'gw_settlement_pending_receipts', help: 'Receipts still pending at the last reconciler pass (at most one batch)', registers: [registry] });
     this.pendingAge = new Gauge({ name: 'gw_settlement_pending_age_seconds', help: 'Age of the oldest pending receipt at the last reconciler pass; 0 when none', registers: [registry] });
-    this.sponsoredLamports = new Counter({ name: 'gw_sponsorship_charged_lamports_total', help: 'Network fees charged to the sponsorship bounds at acceptance, before refunds of payments never sent', registers: [registry] });
+    this.sponsoredLamports = new Counter({
+      name: 'gw_sponsorship_charged_lamports_total',
+      help: 'Network fees charged to the sponsorship bounds at acceptance, before refunds of payments never sent',
+      registers: [registry],
+    });
     this.sponsorshipRefusals = new Counter({
       name: 'gw_sponsorship_refusals_total',
       help: 'Sponsored payments refused, by the bound they met: priority, quote, wallet, client, global',

@@ -29,7 +29,10 @@ export const paymentErrors = {
   unconfirmed: () => new GatewayError('payment.unconfirmed', 'Payment transaction could not be confirmed. Please retry.'),
   unfunded: () => new GatewayError('payment.insufficient_funds', 'payer has insufficient funds on chain for this payment'),
   shortLived: (lifeSecs: number, minimumSecs: number) =>
-    new GatewayError('payment.blockhash_short_lived', `payment transaction blockhash expires in ${lifeSecs} s, less than the ${minimumSecs} s a payment needs; sign a new payment with a fresh blockhash and retry`),
+    new GatewayError(
+      'payment.blockhash_short_lived',
+      `payment transaction blockhash expires in ${lifeSecs} s, less than the ${minimumSecs} s a payment needs; sign a new payment with a fresh blockhash and retry`,
+    ),
   expiredBeforeAnswer: () =>
     new GatewayError('payment.expired_before_answer', 'payment transaction blockhash was about to expire before the answer began; nothing was charged; sign a new payment and retry'),
   notSponsored: (why: string) =>

@@ -13,12 +13,7 @@ export interface PaymentTerms {
 }
 
 /** The 402 quote body (spec 2.4): one `exact` offer for the quoted amount, and its breakdown. */
-export function paymentRequired(
-  resource: { url: string; method: 'POST' },
-  cost: ChatCost,
-  terms: PaymentTerms,
-  extensions?: Readonly<Record<string, unknown>>,
-): PaymentRequiredBody {
+export function paymentRequired(resource: { url: string; method: 'POST' }, cost: ChatCost, terms: PaymentTerms, extensions?: Readonly<Record<string, unknown>>): PaymentRequiredBody {
   return {
     x402_version: X402_VERSION,
     resource,

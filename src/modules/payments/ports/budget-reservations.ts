@@ -2,7 +2,7 @@ import type { GatewayError } from '../../../errors/gateway-error';
 import type { ReceiptStatus } from '../domain/receipt';
 
 /**
- * Budgets (docs/decisions.md, "Budget seam"): a paid request reserves what it pays against every budget
+ * Budgets (docs/decisions.md, "The durable claim, receipts and the reconciler", its budget seam): a paid request reserves what it pays against every budget
  * of its payer before the provider is called, keyed by its receipt id, and the reservation follows
  * the receipt: converted at `settled`, held while `pending`, released at `failed` or `not_charged`.
  * Enterprise budgets plug in here; the default admits everything.

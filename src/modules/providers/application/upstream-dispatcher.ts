@@ -27,7 +27,7 @@ export interface Dispatched {
 const RETRY_SAME = new Set([500, 502, 504]);
 
 /**
- * The failure policy of ARCHITECTURE.md section 3 and issue 4: try the targets in order, falling
+ * The failure policy (docs/decisions.md, "Failure policy"): try the targets in order, falling
  * back only while nothing has reached the client (a stream counts as started at its first chunk);
  * skip providers without a key or with an open circuit; one retry of the same target after a
  * 500, 502 or 504. Every outcome, including a stream's end or failure, feeds the breaker.

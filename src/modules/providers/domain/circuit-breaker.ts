@@ -1,4 +1,4 @@
-/** Issue 4 defaults: open at 50 percent failures over 60 s with at least 5 requests; half-open after 30 s. */
+/** Defaults (docs/decisions.md, "Failure policy"): open at 50 percent failures over 60 s with at least 5 requests; half-open after 30 s. */
 export interface BreakerPolicy {
   windowMs: number;
   minRequests: number;

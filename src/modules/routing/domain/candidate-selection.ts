@@ -51,9 +51,6 @@ const NEEDS: Record<Misfit, { what: string; code: ErrorCode }> = {
 /** `model X does not accept image input` or `no model of profile P accepts image input`, with the way out. */
 function misfitError(reason: Misfit, model: CatalogModel, profileName: string | null, signals: RoutingSignals): GatewayError {
   const subject = profileName === null ? `model ${model.id} does not accept` : `no model of profile ${profileName} accepts`;
-  const hint =
-    reason === 'context'
-      ? ` (about ${signals.inputTokens} input tokens plus the completion); shorten the messages or lower max_tokens`
-      : '; see GET /v1/models for capabilities';
+  const hint = reason === 'context' ? ` (about ${signals.inputTokens} input tokens plus the completion); shorten the messages or lower max_tokens` : '; see GET /v1/models for capabilities';
   return new GatewayError(NEEDS[reason].code, `${subject} ${NEEDS[reason].what}${hint}`);
 }

@@ -42,10 +42,7 @@ export const CATALOG_SCHEMA = {
       additionalProperties: false,
       required: [...PROFILES],
       properties: Object.fromEntries(
-        PROFILES.map((profile) => [
-          profile,
-          { type: 'object', additionalProperties: false, required: [...TIERS], properties: Object.fromEntries(TIERS.map((tier) => [tier, CHAIN])) },
-        ]),
+        PROFILES.map((profile) => [profile, { type: 'object', additionalProperties: false, required: [...TIERS], properties: Object.fromEntries(TIERS.map((tier) => [tier, CHAIN])) }]),
       ),
     },
     profile_aliases: { type: 'object', additionalProperties: { enum: [...PROFILES] } },

@@ -44,7 +44,7 @@ const SHAPES: readonly Shape[] = [
   ['tag openings never closed', repeated('<a')],
   ['operators between digits', repeated('1 + ')],
   ['question marks', repeated('?')],
-  ["apostrophes inside words", repeated("a'")],
+  ['apostrophes inside words', repeated("a'")],
   ['nested brackets', nested('[{(', ')}]')],
   ['nested parentheses', nested('(', ')')],
   ['multi-word keyword openings', repeated('step by if and only how do you ')],
@@ -72,7 +72,41 @@ describe('the router score grows linearly with the text', () => {
   );
 
   it('holds for shapes built from random pieces of the above', () => {
-    const piece = fc.constantFrom('a', 'A', 'ж', '\u0482', '中', '证', '1', ' ', '\n', '\t', '\r', '\u3000', '.', ')', '-', '*', '•', '`', '>', ';', '{', '}', '<', '/', '=', '+', '?', "'", '[', '(', 'step ', 'by ', 'prove ');
+    const piece = fc.constantFrom(
+      'a',
+      'A',
+      'ж',
+      '\u0482',
+      '中',
+      '证',
+      '1',
+      ' ',
+      '\n',
+      '\t',
+      '\r',
+      '\u3000',
+      '.',
+      ')',
+      '-',
+      '*',
+      '•',
+      '`',
+      '>',
+      ';',
+      '{',
+      '}',
+      '<',
+      '/',
+      '=',
+      '+',
+      '?',
+      "'",
+      '[',
+      '(',
+      'step ',
+      'by ',
+      'prove ',
+    );
     fc.assert(
       fc.property(fc.array(piece, { minLength: 1, maxLength: 8 }), (pieces) => {
         const doubling = doublingRatio((length) => scoring(repeatTo(pieces.join(''), length)), 64_000, { runs: 3 });

@@ -35,15 +35,16 @@ describe('the smart router on the labelled prompt set', () => {
   it('places at least 85 percent of the held-out third, and of the whole set, in their labelled tier', () => {
     const holdout = accuracy(prompts.filter((p) => p.split === 'holdout'));
     const whole = accuracy(prompts);
-    process.stdout.write(`router accuracy: held-out ${(holdout.overall * 100).toFixed(1)}% ${JSON.stringify(holdout.perTier)}; whole set ${(whole.overall * 100).toFixed(1)}% ${JSON.stringify(whole.perTier)}\n`);
+    process.stdout.write(
+      `router accuracy: held-out ${(holdout.overall * 100).toFixed(1)}% ${JSON.stringify(holdout.perTier)}; whole set ${(whole.overall * 100).toFixed(1)}% ${JSON.stringify(whole.perTier)}\n`,
+    );
     expect(holdout.overall).toBeGreaterThanOrEqual(0.85);
     expect(whole.overall).toBeGreaterThanOrEqual(0.85);
   });
 });
 
 describe('scoreComplexity', () => {
-  const tierOf = (text: string, extra: Partial<{ messageCount: number; usesTools: boolean }> = {}): Tier =>
-    scoreComplexity({ userText: text, messageCount: 1, usesTools: false, ...extra }).tier;
+  const tierOf = (text: string, extra: Partial<{ messageCount: number; usesTools: boolean }> = {}): Tier => scoreComplexity({ userText: text, messageCount: 1, usesTools: false, ...extra }).tier;
 
   it('matches keywords on word boundaries only ("hi" is not in "this", "no" not in "know")', () => {
     const withBoundaries = scoreComplexity({ userText: 'this is something i know', messageCount: 1, usesTools: false });

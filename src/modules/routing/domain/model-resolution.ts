@@ -1,9 +1,7 @@
 import { GatewayError } from '../../../errors/gateway-error';
 import type { Catalog, CatalogModel, Profile, ProfileTable } from './catalog';
 
-export type ResolvedName =
-  | { kind: 'model'; model: CatalogModel }
-  | { kind: 'profile'; profile: Profile; table: ProfileTable };
+export type ResolvedName = { kind: 'model'; model: CatalogModel } | { kind: 'profile'; profile: Profile; table: ProfileTable };
 
 /**
  * What a request's `model` names (spec 2.1): a `<provider>/<model>` id, one of the aliases, or a

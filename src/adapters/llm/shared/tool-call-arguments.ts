@@ -1,4 +1,4 @@
-import type { ChatCompletionChunk } from '../../modules/providers/domain/chat-completion';
+import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 
 type Choice = ChatCompletionChunk.Choice;
 

@@ -1,9 +1,9 @@
 import { Agent, errors, request, type Dispatcher } from 'undici';
-import type { ProviderName } from '../../modules/providers/domain/provider-name';
-import { UpstreamError } from '../../modules/providers/domain/upstream-error';
+import type { ProviderName } from '../../../modules/providers/domain/provider-name';
+import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
 import { redactSecrets } from './secret-redaction';
 
-/** Issue 4 defaults: connect 10 s, first byte 60 s, 60 s of silence between chunks. */
+/** Defaults (docs/decisions.md, "Upstream calls"): connect 10 s, first byte 60 s, 60 s of silence between chunks. */
 export interface UpstreamTimeouts {
   connectMs: number;
   firstByteMs: number;

@@ -1,6 +1,6 @@
-import type { ChatMessage } from '../../modules/chat/domain/chat-request';
-import { anthropicRequestBody } from './anthropic/anthropic-request';
-import { geminiRequestBody } from './google/gemini-request';
+import type { ChatMessage } from '../../../modules/chat/domain/chat-request';
+import { anthropicRequestBody } from '../anthropic/anthropic-request';
+import { geminiRequestBody } from '../google/gemini-request';
 
 const call = (messages: ChatMessage[]) => ({ upstreamModel: 'm', request: { model: 'm', messages }, maxTokens: 100, stream: false, reasoning: false });
 
@@ -30,6 +30,9 @@ describe('a conversation of system and developer messages alone', () => {
 
     expect(anthropicRequestBody(call(blankTurn)).messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'Write a haiku about the sea.\n\nUse lower case.' }] }]);
     expect(anthropicRequestBody(call(spoken))).toMatchObject({ system: 'Write a haiku about the sea.\n\nUse lower case.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Go.' }] }] });
-    expect(geminiRequestBody(call(spoken))).toMatchObject({ systemInstruction: { parts: [{ text: 'Write a haiku about the sea.\n\nUse lower case.' }] }, contents: [{ role: 'user', parts: [{ text: 'Go.' }] }] });
+    expect(geminiRequestBody(call(spoken))).toMatchObject({
+      systemInstruction: { parts: [{ text: 'Write a haiku about the sea.\n\nUse lower case.' }] },
+      contents: [{ role: 'user', parts: [{ text: 'Go.' }] }],
+    });
   });
 });

@@ -1,5 +1,5 @@
-import { OPTIONAL_PARAMETERS, type ChatRequest, type OptionalParameter } from '../../modules/chat/domain/chat-request';
-import type { RequestAdjustments } from '../../modules/providers/ports/llm-provider';
+import { OPTIONAL_PARAMETERS, type ChatRequest, type OptionalParameter } from '../../../modules/chat/domain/chat-request';
+import type { RequestAdjustments } from '../../../modules/providers/ports/llm-provider';
 
 /**
  * How one upstream model takes a request's optional settings: as written (perhaps under its own

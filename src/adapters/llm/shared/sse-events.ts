@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { ProviderName } from '../../modules/providers/domain/provider-name';
+import type { ProviderName } from '../../../modules/providers/domain/provider-name';
 import { upstreamFailure, type UpstreamResponse } from './upstream-http';
 
 /**

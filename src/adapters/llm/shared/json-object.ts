@@ -1,4 +1,4 @@
-import { isJsonObject } from '../../../libs/json/json-object';
+import { isJsonObject } from '../../../../libs/json/json-object';
 
 export { isJsonObject };
 

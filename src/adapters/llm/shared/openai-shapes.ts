@@ -1,6 +1,6 @@
 import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { ChatCompletion, ChatCompletionChunk } from '../../modules/providers/domain/chat-completion';
+import type { ChatCompletion, ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 
 /**
  * OpenAI's completion and chunk shapes, built from what another provider answered: the one place

@@ -1,5 +1,5 @@
-import type { ProviderName } from '../../modules/providers/domain/provider-name';
-import { UpstreamError } from '../../modules/providers/domain/upstream-error';
+import type { ProviderName } from '../../../modules/providers/domain/provider-name';
+import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
 
 /** A stream event's data as JSON; anything unparsable is the provider's malformed answer. */
 export function parseEventJson(provider: ProviderName, data: string): unknown {

@@ -1,6 +1,6 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import type { ChatCompletionChunk } from '../../modules/providers/domain/chat-completion';
-import { anthropicChunks } from './anthropic/anthropic-stream';
+import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
+import { anthropicChunks } from '../anthropic/anthropic-stream';
 import { ChunkFactory } from './openai-shapes';
 import { withToolArguments } from './tool-call-arguments';
 

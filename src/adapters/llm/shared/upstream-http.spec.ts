@@ -1,7 +1,7 @@
-import { startAnthropicFake } from '../../../test/fakes/anthropic-fake';
-import { adapterOnFake } from '../../../test/support/adapter-on-fake';
-import { UpstreamError } from '../../modules/providers/domain/upstream-error';
-import { AnthropicProvider } from './anthropic/anthropic-provider';
+import { startAnthropicFake } from '../../../../test/fakes/anthropic-fake';
+import { adapterOnFake } from '../../../../test/support/adapter-on-fake';
+import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
+import { AnthropicProvider } from '../anthropic/anthropic-provider';
 
 const apiKey = 'sk-ant-test-0123456789';
 const upstream = adapterOnFake({ startFake: startAnthropicFake, apiKey, adapter: (endpoint, http) => new AnthropicProvider(endpoint, http), upstreamModel: 'claude-test' });
