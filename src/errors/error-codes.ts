@@ -12,6 +12,7 @@ interface ErrorCodeEntry {
  * (docs/decisions.md, "Stable error codes"). Grouped by where the failure arises.
  */
 export const ERROR_CODES = {
+  'request.unsupported_expectation': { type: 'bad_request', meaning: 'the request has an Expect header other than 100-continue' },
   'request.malformed_http': { type: 'bad_request', meaning: 'the HTTP request itself could not be parsed' },
   'request.headers_too_large': { type: 'request_header_fields_too_large', meaning: 'the request headers exceed 64 KiB' },
   'request.receive_timeout': { type: 'request_timeout', meaning: 'the request did not arrive in full within the server receive time' },
@@ -36,6 +37,7 @@ export const ERROR_CODES = {
   'admin.unauthorized': { type: 'unauthorized', meaning: 'the admin token is missing or wrong' },
   'org.unauthorized': { type: 'unauthorized', meaning: 'an enterprise route was called without the admin token or an active org API key' },
   'org.role_insufficient': { type: 'forbidden', meaning: 'the org API key has too low a role for this action' },
+  'org.storage_unavailable': { type: 'service_unavailable', meaning: 'the org API key store could not be read; the key was not judged' },
   'org.not_found': { type: 'not_found', meaning: 'no such org, or an org API key of another org' },
   'health.not_ready': { type: 'service_unavailable', meaning: 'a configured database or Redis is unusable (GET /health/ready)' },
   'rate_limit.exceeded': { type: 'rate_limit_exceeded', meaning: 'a rate-limit window is full; the headers say which and until when' },

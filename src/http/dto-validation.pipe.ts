@@ -1,13 +1,29 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { GatewayError } from '../errors/gateway-error';
+
+/** More keys than this in one object is not a REST body: class-transformer's key handling is quadratic in them. */
+const MAX_KEYS_PER_OBJECT = 1_000;
+/** Objects, arrays and values in one body, all levels together. */
+const MAX_VALUES = 100_000;
+/** Messages quote field names; a hostile name is cut so the answer stays small. */
+const MAX_QUOTED_NAME = 100;
 
 /**
  * Request bodies of the REST routes, as class-validator DTOs (the chat body keeps its Ajv schema:
  * docs/decisions.md, "Request bodies"). Unknown fields are refused, values are converted to the
- * DTO's class, and the first problem is the 400 in the spec's envelope, naming its field.
+ * DTO's class, and the first problem is the 400 in the spec's envelope, naming its field. Before
+ * any of that, the body's shape is bounded and names that Object.prototype also has are refused:
+ * class-validator would take them for declared properties and drop them silently.
  */
+class DtoValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && this.toValidate(metadata)) checkShape(value);
+    return super.transform(value, metadata);
+  }
+}
+
 export function dtoValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new DtoValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
@@ -17,12 +33,37 @@ export function dtoValidationPipe(): ValidationPipe {
   });
 }
 
+/** One pass over the body, without recursion: a bounded number of values and keys, no inherited names. */
+function checkShape(body: unknown): void {
+  const pending: unknown[] = [body];
+  let values = 0;
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (++values > MAX_VALUES) throw new GatewayError('request.invalid_body', `the body holds more than ${MAX_VALUES} values`);
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      pending.push(...value);
+      continue;
+    }
+    const keys = Object.keys(value);
+    if (keys.length > MAX_KEYS_PER_OBJECT) throw new GatewayError('request.invalid_body', `an object of the body has more than ${MAX_KEYS_PER_OBJECT} fields`);
+    const inherited = keys.find((key) => key in Object.prototype);
+    if (inherited !== undefined) throw new GatewayError('request.invalid_body', `property ${quoted(inherited)} should not exist`);
+    for (const key of keys) pending.push((value as Record<string, unknown>)[key]);
+  }
+}
+
 /** `members[0].role must be one of ...`: the deepest first constraint, with its path. */
 function firstProblem(errors: readonly ValidationError[], path = ''): string {
   const [error] = errors;
   if (!error) return 'invalid request body';
-  const field = path === '' ? error.property : /^\d+$/.test(error.property) ? `${path}[${error.property}]` : `${path}.${error.property}`;
+  const name = quoted(error.property);
+  const field = path === '' ? name : /^\d+$/.test(error.property) ? `${path}[${name}]` : `${path}.${name}`;
   const constraint = error.constraints && Object.values(error.constraints)[0];
-  if (constraint) return constraint.startsWith(error.property) ? `${field}${constraint.slice(error.property.length)}` : `${field}: ${constraint}`;
+  if (constraint) return constraint.startsWith(error.property) ? `${field}${constraint.slice(error.property.length)}` : `${field}: ${constraint.split(error.property).join(name)}`;
   return firstProblem(error.children ?? [], field);
+}
+
+function quoted(name: string): string {
+  return name.length > MAX_QUOTED_NAME ? `${name.slice(0, MAX_QUOTED_NAME)}...` : name;
 }

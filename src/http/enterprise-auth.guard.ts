@@ -57,8 +57,17 @@ export class EnterpriseAuthGuard implements CanActivate {
   private async caller(authorization: string | undefined): Promise<EnterpriseCaller> {
     if (isAdminAuthorization(authorization, this.config.adminToken)) return { kind: 'admin' };
     const token = bearerToken(authorization);
-    const holder = token !== null && ORG_API_KEY.test(token) && this.keys ? await this.keys.findActive(sha256(token)) : null;
+    const holder = token !== null && ORG_API_KEY.test(token) && this.keys ? await this.findActive(this.keys, token) : null;
     if (!holder) throw new GatewayError('org.unauthorized', 'missing or invalid admin token or API key');
     return { kind: 'org-key', ...holder };
+  }
+
+  /** The key store failing is the service's problem, not the caller's: 503, and the key is not judged. */
+  private async findActive(keys: OrgApiKeys, token: string): Promise<OrgKeyHolder | null> {
+    try {
+      return await keys.findActive(sha256(token));
+    } catch (err) {
+      throw new GatewayError('org.storage_unavailable', 'org storage is unavailable; retry shortly', {}, { cause: err });
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, STATUS_CODES } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { GatewayEnv } from '../config/gateway-config';
@@ -27,6 +27,8 @@ export class GatewayHttpAdapter extends ExpressAdapter {
   override initHttpServer(): void {
     const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, this.getInstance());
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.answerClientError(err, socket));
+    // Node answers an Expect other than 100-continue itself, with a bare 417, unless this is heard.
+    server.on('checkExpectation', (req: IncomingMessage) => this.answerInEnvelope(new GatewayError('request.unsupported_expectation', 'the Expect header must be 100-continue or absent'), req.socket));
     this.httpServer = server;
   }
 
@@ -41,6 +43,11 @@ export class GatewayHttpAdapter extends ExpressAdapter {
         : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
           ? new GatewayError('request.receive_timeout', 'request not received in time')
           : new GatewayError('request.malformed_http', 'malformed HTTP request');
+    this.answerInEnvelope(error, socket);
+  }
+
+  /** The error written straight to the socket, which then closes: these requests never reach Express. */
+  private answerInEnvelope(error: GatewayError, socket: Duplex): void {
     const status = ERROR_STATUS[error.type];
     const body = JSON.stringify(errorBody(error));
     const headers = [

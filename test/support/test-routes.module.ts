@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Body, Controller, Get, HttpCode, Module, Post, Query, Req, Res } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Length, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Min, ValidateNested } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AdminOnly } from '../../src/http/admin.guard';
 import { EnterpriseAuth, type EnterpriseCaller } from '../../src/http/enterprise-auth.guard';
@@ -53,6 +53,8 @@ class TestTeam {
   seats?: number;
 
   @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
   @ValidateNested({ each: true })
   @Type(() => TestMember)
   members?: TestMember[];

@@ -3,6 +3,7 @@ import { Throttle, ThrottlerGuard } from '@nestjs/throttler';
 import type { ThrottlerRequest } from '@nestjs/throttler/dist/throttler.guard.interface';
 import type { Request, Response } from 'express';
 import { GatewayError } from '../../../errors/gateway-error';
+import { clientNetwork } from '../../payments/domain/client-network';
 import { WINDOW_MS } from '../application/rate-limiter';
 import { RATE_LIMITED_MESSAGE, rateLimitHeaders } from '../domain/rate-limit-headers';
 import { decisionOf } from './rate-limit-throttler-storage';
@@ -19,14 +20,15 @@ export function RouteRateLimit(name: string, limitPerMinute: number): ClassDecor
 }
 
 /**
- * @nestjs/throttler's guard with the gateway's identity and answers: the client is the TCP peer
- * (X-Forwarded-For is never trusted), and the headers and the 429 are the spec's, made by the same
+ * @nestjs/throttler's guard with the gateway's identity and answers: the client is the TCP peer's
+ * network (X-Forwarded-For is never trusted), and the headers and the 429 are the spec's, made by the same
  * function as the chat limits'.
  */
 @Injectable()
 export class RouteRateLimitGuard extends ThrottlerGuard {
+  /** One subscriber routinely holds a whole IPv6 /64, so the window is the client's network (client-network.ts). */
   protected override async getTracker(req: Request): Promise<string> {
-    return req.gw.clientAddress;
+    return clientNetwork(req.gw.clientAddress);
   }
 
   protected override generateKey(context: ExecutionContext, tracker: string): string {
