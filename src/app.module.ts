@@ -16,6 +16,7 @@ import { LoggingModule } from './logging/logging.module';
 import { createRootLogger } from './logging/root-logger';
 import { ChatModule } from './modules/chat/chat.module';
 import { OpsModule } from './modules/ops/ops.module';
+import { OrgsModule } from './modules/orgs/orgs.module';
 
 export interface GatewayOptions {
   /** Further modules to mount (the test suites add their own routes this way). */
@@ -52,6 +53,7 @@ export class AppModule {
         HttpEdgeModule.forRoot(new BodyLimits({ ...ROUTE_BODY_LIMITS, ...options.bodyLimits })),
         OpsModule,
         ChatModule,
+        OrgsModule,
         ...(options.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { RunningGateway } from '../../src/gateway';
 import { ReceiptStore } from '../../src/modules/payments/ports/receipt-store';
 import { pendingReceipt } from '../contracts/receipt-store.contract';
-import { startTestGateway, tempDir } from '../support/gateway-harness';
-import { createTestDatabase } from '../support/postgres';
+import { startTestGateway } from '../support/gateway-harness';
 import { startPrivateRedis, type PrivateRedis } from '../support/private-redis';
 import { serviceAvailable } from '../support/services';
+import { pgliteStorage, postgresStorage, type TestStorage } from '../support/storage-env';
 
 interface Answer {
   status: number;
@@ -18,21 +18,8 @@ async function getReceipt(gateway: RunningGateway, id: string): Promise<Answer> 
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
 
-/** Environment for a gateway on a fresh database, and how to remove that database afterwards. */
-interface Storage {
-  env: Record<string, string | undefined>;
-  drop: () => Promise<void>;
-}
-
-const pglite = async (): Promise<Storage> => ({ env: { GW_STORAGE: undefined, GW_DATA_DIR: tempDir() }, drop: async () => undefined });
-
-const postgres = async (): Promise<Storage> => {
-  const database = await createTestDatabase();
-  return { env: { GW_STORAGE: undefined, DATABASE_URL: database.url }, drop: database.drop };
-};
-
 /** A gateway of its own for each describe block, so rate-limit counts never leak between blocks. */
-function withGateway(storage: () => Promise<Storage>): { gateway: () => RunningGateway; store: () => ReceiptStore } {
+function withGateway(storage: () => Promise<TestStorage>): { gateway: () => RunningGateway; store: () => ReceiptStore } {
   let gateway: RunningGateway;
   let drop: () => Promise<void>;
   beforeAll(async () => {
@@ -47,7 +34,7 @@ function withGateway(storage: () => Promise<Storage>): { gateway: () => RunningG
   return { gateway: () => gateway, store: () => gateway.app.get(ReceiptStore) };
 }
 
-function receiptRoute(storage: () => Promise<Storage>): void {
+function receiptRoute(storage: () => Promise<TestStorage>): void {
   describe('lookups', () => {
     const { gateway, store } = withGateway(storage);
 
@@ -140,13 +127,13 @@ function receiptRoute(storage: () => Promise<Storage>): void {
 }
 
 describe('GET /v1/receipts/:id on embedded PGlite', () => {
-  receiptRoute(pglite);
+  receiptRoute(pgliteStorage);
 });
 
 const describeWithPostgres = serviceAvailable('postgres') ? describe : describe.skip;
 
 describeWithPostgres('GET /v1/receipts/:id on PostgreSQL (local server)', () => {
-  receiptRoute(postgres);
+  receiptRoute(postgresStorage);
 });
 
 describe('GET /v1/receipts/:id with GW_STORAGE=none', () => {

@@ -15,6 +15,7 @@ describeWithPostgres('Database on PostgreSQL (local server)', () => {
         { name: 'CreateSpendLog1763769600000' },
         { name: 'CreateReceipts1763856000000' },
         { name: 'SettlementLifecycle1764115200000' },
+        { name: 'CreateOrgs1764300000000' },
       ]);
     } finally {
       await Promise.all(databases.map((database) => database.close()));

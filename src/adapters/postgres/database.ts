@@ -3,10 +3,11 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../../migrations';
 import type { StorageConfig } from '../../config/gateway-config';
 import { EmbeddedPostgres } from './embedded-postgres';
+import { OrgApiKeyRow, OrgAuditRow, OrgMemberRow, OrgRow, TeamRow, TeamWalletRow } from './entities/org.row';
 import { ReceiptRow } from './entities/receipt.row';
 import { SpendLogRow } from './entities/spend-log.row';
 
-const ENTITIES = [SpendLogRow, ReceiptRow];
+const ENTITIES = [SpendLogRow, ReceiptRow, OrgRow, OrgMemberRow, TeamRow, TeamWalletRow, OrgApiKeyRow, OrgAuditRow];
 /** Arbitrary constant key of the advisory lock that serialises migrations across replicas. */
 const MIGRATION_LOCK_KEY = 4_020_402;
 const CONNECT_TIMEOUT_MS = 5_000;

@@ -28,6 +28,7 @@ describe('PostgresSpendLog on embedded PGlite', () => {
         { name: 'CreateSpendLog1763769600000' },
         { name: 'CreateReceipts1763856000000' },
         { name: 'SettlementLifecycle1764115200000' },
+        { name: 'CreateOrgs1764300000000' },
       ]);
     } finally {
       await second.close();

@@ -2,10 +2,13 @@ import { Global, Module, type DynamicModule } from '@nestjs/common';
 import type { StorageConfig } from '../../config/gateway-config';
 import { SpendLog } from '../../modules/billing/ports/spend-log';
 import { DatabaseProbe } from '../../modules/ops/ports/dependency-probe';
+import { OrgApiKeys } from '../../modules/orgs/ports/org-api-keys';
+import { OrgStore } from '../../modules/orgs/ports/org-store';
 import { Leases } from '../../modules/payments/ports/leases';
 import { ReceiptStore } from '../../modules/payments/ports/receipt-store';
 import { Database } from './database';
 import { PostgresLeases } from './postgres-leases';
+import { PostgresOrgApiKeys, PostgresOrgStore } from './postgres-org-store';
 import { PostgresReceiptStore } from './postgres-receipt-store';
 import { PostgresSpendLog } from './postgres-spend-log';
 
@@ -22,8 +25,10 @@ export class PostgresStorageModule {
         { provide: SpendLog, useFactory: (db: Database) => new PostgresSpendLog(db.dataSource), inject: [Database] },
         { provide: ReceiptStore, useFactory: (db: Database) => new PostgresReceiptStore(db.dataSource), inject: [Database] },
         { provide: Leases, useFactory: (db: Database) => new PostgresLeases(db.dataSource), inject: [Database] },
+        { provide: OrgStore, useFactory: (db: Database) => new PostgresOrgStore(db.dataSource), inject: [Database] },
+        { provide: OrgApiKeys, useFactory: (db: Database) => new PostgresOrgApiKeys(db.dataSource), inject: [Database] },
       ],
-      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases],
+      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys],
     };
   }
 }

@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
+import type { Actor, AuditEntry, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../../modules/orgs/domain/org';
+import { OrgApiKeys, type OrgKeyHolder } from '../../modules/orgs/ports/org-api-keys';
+import { AlreadyExists, OrgStore, type Page } from '../../modules/orgs/ports/org-store';
+import { OrgApiKeyRow, OrgAuditRow, OrgMemberRow, OrgRow, TeamRow, TeamWalletRow } from './entities/org.row';
+
+/** PostgreSQL's unique_violation: any unique key of the org tables hit by a write. */
+const UNIQUE_VIOLATION = '23505';
+/** Ids reach the store from URLs; a uuid column refuses anything else with an error, so such an id is simply not found. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Orgs in PostgreSQL (or embedded PGlite, reached through the same driver). Each change and its
+ * audit entries go through one `dataSource.transaction`, so no change lands without its audit.
+ */
+export class PostgresOrgStore extends OrgStore {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async createOrg(org: Org, ownerWallet: string, actor: Actor): Promise<void> {
+    const owner: OrgMember = { orgId: org.id, walletAddress: ownerWallet, role: 'owner', createdAt: org.createdAt };
+    // The owner's membership is audited as any other, so the members can be rebuilt from the audit alone.
+    await this.change(async (manager) => {
+      await manager.insert(OrgRow, org);
+      await manager.insert(OrgMemberRow, owner);
+      await writeAudit(manager, org.id, actor, 'org.created', null, orgView(org));
+      await writeAudit(manager, org.id, actor, 'member.added', null, memberView(owner));
+    });
+  }
+
+  async findOrg(orgId: string): Promise<Org | null> {
+    if (!UUID.test(orgId)) return null;
+    const row = await this.dataSource.getRepository(OrgRow).findOneBy({ id: orgId });
+    return row ? { ...row } : null;
+  }
+
+  async addMember(member: OrgMember, actor: Actor): Promise<void> {
+    await this.change(async (manager) => {
+      await manager.insert(OrgMemberRow, member);
+      await writeAudit(manager, member.orgId, actor, 'member.added', null, memberView(member));
+    });
+  }
+
+  async findMember(orgId: string, walletAddress: string): Promise<OrgMember | null> {
+    if (!UUID.test(orgId)) return null;
+    const row = await this.dataSource.getRepository(OrgMemberRow).findOneBy({ orgId, walletAddress });
+    return row ? { ...row } : null;
+  }
+
+  async listMembers(orgId: string): Promise<Page<OrgMember>> {
+    if (!UUID.test(orgId)) return page([]);
+    const rows = await this.dataSource.getRepository(OrgMemberRow).find({ where: { orgId }, order: { createdAt: 'ASC', walletAddress: 'ASC' } });
+    return page(rows.map((row) => ({ ...row })));
+  }
+
+  async createTeam(team: Team, actor: Actor): Promise<void> {
+    await this.change(async (manager) => {
+      await manager.insert(TeamRow, team);
+      await writeAudit(manager, team.orgId, actor, 'team.created', null, teamView(team));
+    });
+  }
+
+  async findTeam(orgId: string, teamId: string): Promise<Team | null> {
+    if (!UUID.test(orgId) || !UUID.test(teamId)) return null;
+    const row = await this.dataSource.getRepository(TeamRow).findOneBy({ id: teamId, orgId });
+    return row ? { ...row } : null;
+  }
+
+  async listTeams(orgId: string): Promise<Page<Team>> {
+    if (!UUID.test(orgId)) return page([]);
+    const rows = await this.dataSource.getRepository(TeamRow).find({ where: { orgId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return page(rows.map((row) => ({ ...row })));
+  }
+
+  async addTeamWallet(orgId: string, wallet: TeamWallet, actor: Actor): Promise<void> {
+    await this.change(async (manager) => {
+      // The audit entry is filed under `orgId`: a team of another org would put it in the wrong org's log.
+      if (!(await manager.existsBy(TeamRow, { id: wallet.teamId, orgId }))) throw new Error(`team ${wallet.teamId} is not a team of org ${orgId}`);
+      await manager.insert(TeamWalletRow, wallet);
+      await writeAudit(manager, orgId, actor, 'team_wallet.added', null, teamWalletView(wallet));
+    });
+  }
+
+  async listTeamWallets(teamId: string): Promise<Page<TeamWallet>> {
+    if (!UUID.test(teamId)) return page([]);
+    const rows = await this.dataSource.getRepository(TeamWalletRow).find({ where: { teamId }, order: { createdAt: 'ASC', walletAddress: 'ASC' } });
+    return page(rows.map((row) => ({ ...row })));
+  }
+
+  async issueKey(key: OrgApiKey, secretHash: Buffer, actor: Actor): Promise<void> {
+    await this.change(async (manager) => {
+      await manager.insert(OrgApiKeyRow, { ...apiKey(key), secretHash });
+      await writeAudit(manager, key.orgId, actor, 'key.issued', null, keyView(key));
+    });
+  }
+
+  async listKeys(orgId: string): Promise<Page<OrgApiKey>> {
+    if (!UUID.test(orgId)) return page([]);
+    const rows = await this.dataSource.getRepository(OrgApiKeyRow).find({ where: { orgId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return page(rows.map(apiKey));
+  }
+
+  async findKey(orgId: string, keyId: string): Promise<OrgApiKey | null> {
+    if (!UUID.test(orgId) || !UUID.test(keyId)) return null;
+    const row = await this.dataSource.getRepository(OrgApiKeyRow).findOneBy({ id: keyId, orgId });
+    return row ? apiKey(row) : null;
+  }
+
+  async revokeKey(orgId: string, keyId: string, at: Date, actor: Actor): Promise<boolean> {
+    if (!UUID.test(orgId) || !UUID.test(keyId)) return false;
+    return this.change(async (manager) => {
+      // Locked, so of two concurrent revocations one waits, sees the key revoked and writes no audit entry.
+      const row = await manager.findOne(OrgApiKeyRow, { where: { id: keyId, orgId }, lock: { mode: 'pessimistic_write' } });
+      if (!row || row.revokedAt) return false;
+      const before = apiKey(row);
+      await manager.update(OrgApiKeyRow, { id: keyId }, { revokedAt: at });
+      await writeAudit(manager, orgId, actor, 'key.revoked', keyView(before), keyView({ ...before, revokedAt: at }));
+      return true;
+    });
+  }
+
+  async audit(orgId: string, { offset, limit }: { offset: number; limit: number }): Promise<Page<AuditEntry>> {
+    if (!UUID.test(orgId)) return page([]);
+    const [rows, total] = await this.dataSource.getRepository(OrgAuditRow).findAndCount({ where: { orgId }, order: { at: 'ASC', id: 'ASC' }, skip: offset, take: limit });
+    return { items: rows.map(auditEntry), total };
+  }
+
+  /** One transaction; a unique key hit anywhere in it is AlreadyExists. */
+  private async change<T>(write: (manager: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.dataSource.transaction(write);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AlreadyExists(err.message, { cause: err });
+      throw err;
+    }
+  }
+}
+
+/** The auth guard's lookup: one indexed read by the key's hash, kept apart from the store the org routes use. */
+export class PostgresOrgApiKeys extends OrgApiKeys {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async findActive(keyHash: Buffer): Promise<OrgKeyHolder | null> {
+    const row = await this.dataSource.getRepository(OrgApiKeyRow).createQueryBuilder('key').where('key.secret_hash = :keyHash AND key.revoked_at IS NULL', { keyHash }).getOne();
+    return row ? { keyId: row.id, orgId: row.orgId, role: row.role } : null;
+  }
+}
+
+/**
+ * Stamped by the database's clock, and always after the org's latest entry: the audit pages by
+ * (at, id), and PGlite's clock can give two statements of one transaction the same instant, which
+ * a random id would then order by chance. Replicas whose clocks disagree still append in order.
+ */
+async function writeAudit(manager: EntityManager, orgId: string, actor: Actor, action: string, before: object | null, after: object): Promise<void> {
+  await manager.query(
+    `INSERT INTO org_audit (id, org_id, actor, action, before, after, at)
+     SELECT $1::uuid, $2::uuid, $3, $4, $5::jsonb, $6::jsonb, greatest(clock_timestamp(), max(at) + interval '1 microsecond')
+     FROM org_audit WHERE org_id = $2::uuid`,
+    [randomUUID(), orgId, actor.kind === 'admin' ? 'admin' : `key:${actor.keyId}`, action, before === null ? null : JSON.stringify(before), JSON.stringify(after)],
+  );
+}
+
+function auditEntry(row: OrgAuditRow): AuditEntry {
+  const actor: Actor = row.actor === 'admin' ? { kind: 'admin' } : { kind: 'key', keyId: row.actor.slice('key:'.length) };
+  return { id: row.id, orgId: row.orgId, actor, action: row.action, before: row.before, after: row.after, at: row.at };
+}
+
+/** The port's lists are whole (no page is asked for), so the total is the count of items. */
+function page<T>(items: T[]): Page<T> {
+  return { items, total: items.length };
+}
+
+/** A key without its hash, whatever the object carries. */
+function apiKey(key: OrgApiKey): OrgApiKey {
+  return { id: key.id, orgId: key.orgId, name: key.name, role: key.role, createdAt: key.createdAt, revokedAt: key.revokedAt };
+}
+
+/*
+ * The audit's `before` and `after`: the resources as the API shows them, the shapes of
+ * src/modules/orgs/http/org-views.ts, which an adapter may not import (.dependency-cruiser.cjs).
+ */
+const orgView = (org: Org) => ({ id: org.id, name: org.name, created_at: org.createdAt.toISOString(), updated_at: org.updatedAt.toISOString() });
+
+const memberView = (member: OrgMember) => ({ wallet_address: member.walletAddress, role: member.role });
+
+const teamView = (team: Team) => ({ id: team.id, org_id: team.orgId, name: team.name, created_at: team.createdAt.toISOString(), updated_at: team.updatedAt.toISOString() });
+
+const teamWalletView = (wallet: TeamWallet) => ({ wallet_address: wallet.walletAddress });
+
+const keyView = (key: OrgApiKey) => ({ id: key.id, name: key.name, role: key.role, created_at: key.createdAt.toISOString(), revoked_at: key.revokedAt?.toISOString() ?? null });
+
+function isUniqueViolation(err: unknown): err is QueryFailedError {
+  return err instanceof QueryFailedError && (err.driverError as { code?: unknown }).code === UNIQUE_VIOLATION;
+}

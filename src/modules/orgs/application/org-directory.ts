@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Optional } from '@nestjs/common';
+import { GatewayError } from '../../../errors/gateway-error';
+import { mayGrantMemberRole, mayManageKeyRole } from '../domain/grants';
+import type { Actor, AuditEntry, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../domain/org';
+import { newOrgApiKeySecret } from '../domain/org-api-key-secret';
+import type { OrgRole } from '../domain/org-role';
+import { AlreadyExists, OrgStore, type Page } from '../ports/org-store';
+
+/** Who calls: the admin token (role null, above all orgs) or an org key with its role and id. */
+export interface OrgCaller {
+  actor: Actor;
+  /** The caller's role in the org; null for the admin token. */
+  role: OrgRole | null;
+}
+
+/** An issued key with its secret, which no later answer shows again. */
+export interface IssuedKey {
+  key: OrgApiKey;
+  secret: string;
+}
+
+/** A page of the audit log: 50 entries, oldest first. */
+export const AUDIT_PAGE_SIZE = 50;
+
+/**
+ * The org directory (spec 4.9; docs/decisions.md, "Enterprise"): orgs, members, teams, team
+ * wallets, API keys and the audit. Route guards have checked the caller's credential, role and
+ * org; the rules that depend on what is granted are here. Without storage every call is a 503.
+ */
+@Injectable()
+export class OrgDirectory {
+  constructor(@Optional() private readonly store?: OrgStore) {}
+
+  async createOrg(name: string, ownerWallet: string, now = new Date()): Promise<Org> {
+    const org: Org = { id: randomUUID(), name, createdAt: now, updatedAt: now };
+    await this.storage().createOrg(org, ownerWallet, { kind: 'admin' });
+    return org;
+  }
+
+  async org(orgId: string): Promise<Org> {
+    const org = await this.storage().findOrg(orgId);
+    if (!org) throw orgNotFound();
+    return org;
+  }
+
+  async addMember(caller: OrgCaller, orgId: string, walletAddress: string, role: OrgRole): Promise<OrgMember> {
+    await this.org(orgId);
+    if (!mayGrantMemberRole(caller.role, role)) throw notGrantable(`only owners may make a member ${role}`);
+    const member: OrgMember = { orgId, walletAddress, role, createdAt: new Date() };
+    await exclusive(() => this.storage().addMember(member, caller.actor), `wallet ${walletAddress} is already a member of this org`);
+    return member;
+  }
+
+  async members(orgId: string): Promise<Page<OrgMember>> {
+    await this.org(orgId);
+    return this.storage().listMembers(orgId);
+  }
+
+  async createTeam(caller: OrgCaller, orgId: string, name: string, now = new Date()): Promise<Team> {
+    await this.org(orgId);
+    const team: Team = { id: randomUUID(), orgId, name, createdAt: now, updatedAt: now };
+    await exclusive(() => this.storage().createTeam(team, caller.actor), `the org already has a team named ${JSON.stringify(name)}`);
+    return team;
+  }
+
+  async teams(orgId: string): Promise<Page<Team>> {
+    await this.org(orgId);
+    return this.storage().listTeams(orgId);
+  }
+
+  async addTeamWallet(caller: OrgCaller, orgId: string, teamId: string, walletAddress: string): Promise<TeamWallet> {
+    const team = await this.team(orgId, teamId);
+    const wallet: TeamWallet = { teamId: team.id, walletAddress, createdAt: new Date() };
+    await exclusive(() => this.storage().addTeamWallet(orgId, wallet, caller.actor), `wallet ${walletAddress} is already in this team`);
+    return wallet;
+  }
+
+  async teamWallets(orgId: string, teamId: string): Promise<Page<TeamWallet>> {
+    const team = await this.team(orgId, teamId);
+    return this.storage().listTeamWallets(team.id);
+  }
+
+  async issueKey(caller: OrgCaller, orgId: string, name: string, role: OrgRole): Promise<IssuedKey> {
+    await this.org(orgId);
+    if (!mayManageKeyRole(caller.role, role)) throw notGrantable(`a ${caller.role} key cannot issue ${role} keys`);
+    const { secret, hash } = newOrgApiKeySecret();
+    const key: OrgApiKey = { id: randomUUID(), orgId, name, role, createdAt: new Date(), revokedAt: null };
+    await exclusive(() => this.storage().issueKey(key, hash, caller.actor), `the org already has a key named ${JSON.stringify(name)}`);
+    return { key, secret };
+  }
+
+  async keys(orgId: string): Promise<Page<OrgApiKey>> {
+    await this.org(orgId);
+    return this.storage().listKeys(orgId);
+  }
+
+  /** Revoked at once: the next request with it is a 401. Revoking a revoked key changes nothing. */
+  async revokeKey(caller: OrgCaller, orgId: string, keyId: string): Promise<OrgApiKey> {
+    await this.org(orgId);
+    const key = await this.storage().findKey(orgId, keyId);
+    if (!key) throw new GatewayError('org.key_not_found', 'API key not found');
+    if (!mayManageKeyRole(caller.role, key.role)) throw notGrantable(`a ${caller.role} key cannot revoke ${key.role} keys`);
+    const at = new Date();
+    const revoked = await this.storage().revokeKey(orgId, keyId, at, caller.actor);
+    return revoked ? { ...key, revokedAt: at } : key;
+  }
+
+  /** `page` counts from 1. */
+  async audit(orgId: string, page: number): Promise<Page<AuditEntry>> {
+    await this.org(orgId);
+    return this.storage().audit(orgId, { offset: (page - 1) * AUDIT_PAGE_SIZE, limit: AUDIT_PAGE_SIZE });
+  }
+
+  private async team(orgId: string, teamId: string): Promise<Team> {
+    await this.org(orgId);
+    const team = await this.storage().findTeam(orgId, teamId);
+    if (!team) throw new GatewayError('org.team_not_found', 'team not found');
+    return team;
+  }
+
+  private storage(): OrgStore {
+    if (!this.store) throw new GatewayError('org.storage_not_configured', 'enterprise routes need storage; GW_STORAGE is none');
+    return this.store;
+  }
+}
+
+function orgNotFound(): GatewayError {
+  return new GatewayError('org.not_found', 'org not found');
+}
+
+function notGrantable(message: string): GatewayError {
+  return new GatewayError('org.role_not_grantable', message);
+}
+
+async function exclusive(write: () => Promise<void>, message: string): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    if (err instanceof AlreadyExists) throw new GatewayError('org.already_exists', message);
+    throw err;
+  }
+}

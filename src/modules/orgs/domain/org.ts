@@ -1,0 +1,60 @@
+import type { OrgRole } from './org-role';
+
+/** An org (docs/decisions.md, "Enterprise"): ids are UUIDv4, names 1 to 128 characters. */
+export interface Org {
+  id: string;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface OrgMember {
+  orgId: string;
+  walletAddress: string;
+  role: OrgRole;
+  createdAt: Date;
+}
+
+export interface Team {
+  id: string;
+  orgId: string;
+  name: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface TeamWallet {
+  teamId: string;
+  walletAddress: string;
+  createdAt: Date;
+}
+
+/** An org API key as listed: never its secret, which exists only in the answer that issued it. */
+export interface OrgApiKey {
+  id: string;
+  orgId: string;
+  name: string;
+  role: OrgRole;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** Who made a change: the gateway's admin token, or an org API key by its id. */
+export type Actor = { kind: 'admin' } | { kind: 'key'; keyId: string };
+
+/** One change to an org, with the resource before and after (null where it did not exist). */
+export interface AuditEntry {
+  id: string;
+  orgId: string;
+  actor: Actor;
+  action: string;
+  before: unknown;
+  after: unknown;
+  at: Date;
+}
+
+/** Names of orgs, teams and keys: 1 to 128 characters. */
+export const NAME_LENGTH = { min: 1, max: 128 } as const;
+
+/** Wallet addresses as the spec bounds them: base58, 32 to 44 characters. */
+export const WALLET_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;

@@ -1,0 +1,33 @@
+import type { AuditEntry, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../domain/org';
+import type { Page } from '../ports/org-store';
+
+/** The enterprise resources as the API shows them (spec 2.11): snake_case, ISO 8601 times. */
+export const orgView = (org: Org) => ({ id: org.id, name: org.name, created_at: org.createdAt.toISOString(), updated_at: org.updatedAt.toISOString() });
+
+export const memberView = (member: OrgMember) => ({ wallet_address: member.walletAddress, role: member.role });
+
+export const teamView = (team: Team) => ({ id: team.id, org_id: team.orgId, name: team.name, created_at: team.createdAt.toISOString(), updated_at: team.updatedAt.toISOString() });
+
+export const teamWalletView = (wallet: TeamWallet) => ({ wallet_address: wallet.walletAddress });
+
+export const keyView = (key: OrgApiKey) => ({
+  id: key.id,
+  name: key.name,
+  role: key.role,
+  created_at: key.createdAt.toISOString(),
+  revoked_at: key.revokedAt?.toISOString() ?? null,
+});
+
+export const auditView = (entry: AuditEntry) => ({
+  id: entry.id,
+  actor: entry.actor.kind === 'admin' ? 'admin' : `key:${entry.actor.keyId}`,
+  action: entry.action,
+  before: entry.before,
+  after: entry.after,
+  at: entry.at.toISOString(),
+});
+
+/** Lists answer `{object: "list", data, total}`, oldest first. */
+export function listView<T, V>(page: Page<T>, view: (item: T) => V): { object: 'list'; data: V[]; total: number } {
+  return { object: 'list', data: page.items.map(view), total: page.total };
+}
