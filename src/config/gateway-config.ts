@@ -78,6 +78,8 @@ export interface UpstreamConfig {
 
 export interface LimitsConfig {
   rateLimitMax: number;
+  /** Route limits per minute by route name, where configured (`@RouteRateLimit` holds the defaults). */
+  routeRateLimits: Readonly<Record<string, number>>;
   freeTierRateLimit: number;
   freeTierGlobalRpm: number;
   cacheTtlSecs: number;

@@ -40,7 +40,7 @@ describe('loadConfig', () => {
     expect(config.settlement).toEqual({ confirmMs: 30_000, reconcileIntervalMs: 15_000, redeliveryTtlMs: 600_000, leaseTtlMs: 30_000, minBlockhashLifeMs: 20_000, blockhashPollMs: 2_000 });
     // The minimum sponsored quote defaults to 0, not 1,000 (docs/decisions.md, "Bounded sponsorship").
     expect(config.sponsorship).toEqual({ maxPriorityLamports: 10_000n, lamportsPerWindow: 100_000_000n, walletLamportsPerWindow: 10_000_000n, minQuoteAtomic: 0n, windowMs: 3_600_000 });
-    expect(config.limits).toEqual({ rateLimitMax: 60, freeTierRateLimit: 5, freeTierGlobalRpm: 12, cacheTtlSecs: 600 });
+    expect(config.limits).toEqual({ rateLimitMax: 60, routeRateLimits: { enterprise: 120 }, freeTierRateLimit: 5, freeTierGlobalRpm: 12, cacheTtlSecs: 600 });
     expect(config.storage).toEqual({ kind: 'pglite', dataDir: config.dataDir });
     expect(config.redisUrl).toBeNull();
     expect(config.adminToken).toBeNull();
@@ -76,6 +76,7 @@ describe('loadConfig', () => {
       GW_ANTHROPIC_BASE_URL: 'http://127.0.0.1:9001/v1',
       GW_CORS_ORIGINS: 'https://app.example.com, https://admin.example.com:8443',
       GW_RATE_LIMIT_MAX: '100',
+      GW_ENTERPRISE_RATE_LIMIT: '240',
       GW_FREE_TIER_RATE_LIMIT: '7',
       GW_FREE_TIER_GLOBAL_RPM: '30',
       GW_MAX_CONCURRENT_REQUESTS: '8',
@@ -117,7 +118,7 @@ describe('loadConfig', () => {
     expect(config.solana.feePayerKeys.map((key) => key.reveal())).toEqual([feePayer.secretKey]);
     expect(config.providers.anthropic.apiKey?.reveal()).toBe('sk-ant');
     expect(config.providers.anthropic.baseUrl).toBe('http://127.0.0.1:9001/v1');
-    expect(config.limits).toEqual({ rateLimitMax: 100, freeTierRateLimit: 7, freeTierGlobalRpm: 30, cacheTtlSecs: 0 });
+    expect(config.limits).toEqual({ rateLimitMax: 100, routeRateLimits: { enterprise: 240 }, freeTierRateLimit: 7, freeTierGlobalRpm: 30, cacheTtlSecs: 0 });
     expect(config.logLevel).toBe('debug');
   });
 

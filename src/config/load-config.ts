@@ -92,6 +92,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
     providers: readProviders(read),
     limits: {
       rateLimitMax: read.integer('GW_RATE_LIMIT_MAX', 60, { min: 1 }),
+      routeRateLimits: { enterprise: read.integer('GW_ENTERPRISE_RATE_LIMIT', 120, { min: 1 }) },
       freeTierRateLimit: freeTierLimit('GW_FREE_TIER_RATE_LIMIT', 5),
       freeTierGlobalRpm: freeTierLimit('GW_FREE_TIER_GLOBAL_RPM', 12),
       cacheTtlSecs: read.integer('GW_CACHE_TTL_SECS', 600, { min: 0 }),

@@ -19,12 +19,15 @@ declare module 'express-serve-static-core' {
 
 const REQUIRED_ROLE = Symbol('requiredOrgRole');
 
+/** What a route asks of its caller: a role in the org, or the admin token itself (an org key is then 403). */
+export type EnterpriseRequirement = OrgRole | 'admin-token';
+
 /**
  * An enterprise route (spec 4.9, 5.4): the admin token or an org API key whose role is at least
  * `role`. A key for another org than the route's `:org_id` gets the same 404 as a missing org, so
  * no caller learns which orgs exist.
  */
-export function EnterpriseAuth(role: OrgRole): MethodDecorator & ClassDecorator {
+export function EnterpriseAuth(role: EnterpriseRequirement): MethodDecorator & ClassDecorator {
   return applyDecorators(SetMetadata(REQUIRED_ROLE, role), UseGuards(EnterpriseAuthGuard));
 }
 
@@ -45,11 +48,13 @@ export class EnterpriseAuthGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     if (!this.config.adminToken) throw new GatewayError('admin.not_configured', 'admin endpoint not configured');
     req.enterpriseCaller = await this.caller(req.headers.authorization);
-    const required = this.reflector.getAllAndOverride<OrgRole | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]) ?? 'owner';
+    const required = this.reflector.getAllAndOverride<EnterpriseRequirement | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]) ?? 'owner';
     const caller = req.enterpriseCaller;
     if (caller.kind === 'admin') return true;
+    if (required === 'admin-token') throw new GatewayError('org.role_insufficient', 'this route takes the admin token, not an org API key');
     const orgId = req.params.org_id;
-    if (orgId !== undefined && orgId !== caller.orgId) throw new GatewayError('org.not_found', 'org not found');
+    // Compared as stored: ids are lower case (the routes' IdPipe reads paths the same way).
+    if (orgId !== undefined && String(orgId).toLowerCase() !== caller.orgId) throw new GatewayError('org.not_found', 'org not found');
     if (!roleAtLeast(caller.role, required)) throw new GatewayError('org.role_insufficient', `this action needs the ${required} role`);
     return true;
   }

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { Controller, Get, Module, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { MemoryRateLimitStore } from '../../src/adapters/memory/memory-rate-limit-store';
+import type { GatewayConfig } from '../../src/config/gateway-config';
 import type { RunningGateway } from '../../src/gateway';
 import { EnterpriseAuth } from '../../src/http/enterprise-auth.guard';
 import { dtoValidationPipe } from '../../src/http/dto-validation.pipe';
@@ -100,7 +101,8 @@ describe('DTO validation cost', () => {
 describe('route limit per IPv6 client', () => {
   it('gives every address of one IPv6 /64 one receipts budget, as clientNetwork does for sponsorship', async () => {
     const storage = new RateLimitThrottlerStorage(new MemoryRateLimitStore());
-    const guard = new RouteRateLimitGuard({ throttlers: [{ limit: 60, ttl: WINDOW_MS }], storage }, storage, new Reflector());
+    const config = { limits: { routeRateLimits: {} } } as unknown as GatewayConfig;
+    const guard = new RouteRateLimitGuard({ throttlers: [{ limit: 60, ttl: WINDOW_MS }], storage }, storage, new Reflector(), config);
     await guard.onModuleInit();
     const outcomes: string[] = [];
     for (let n = 1; n <= 42; n += 1) {

@@ -2,7 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Actor, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../../src/modules/orgs/domain/org';
 import type { OrgRole } from '../../src/modules/orgs/domain/org-role';
 import type { OrgApiKeys } from '../../src/modules/orgs/ports/org-api-keys';
-import { AlreadyExists, type OrgStore } from '../../src/modules/orgs/ports/org-store';
+import { ActorRevoked, AlreadyExists, type OrgStore } from '../../src/modules/orgs/ports/org-store';
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 const ADMIN: Actor = { kind: 'admin' };
@@ -96,7 +96,10 @@ export function orgStoreContract(open: () => Promise<{ store: OrgStore; keys: Or
     const org = await createdOrg(owner);
     const later: OrgMember = { orgId: org.id, walletAddress: wallet(), role: 'member', createdAt: at(20) };
     const earlier: OrgMember = { orgId: org.id, walletAddress: wallet(), role: 'admin', createdAt: at(10) };
-    await store.addMember(later, { kind: 'key', keyId: randomUUID() });
+    // A change made with a key lands only while the key is live: this one is.
+    const writer = newKey(org.id, 'writer', 'admin', at(1));
+    await store.issueKey(writer, newHash(), ADMIN);
+    await store.addMember(later, { kind: 'key', keyId: writer.id });
     await store.addMember(earlier, ADMIN);
     expect(await store.findMember(org.id, later.walletAddress)).toEqual(later);
     const members = await store.listMembers(org.id);
@@ -105,7 +108,18 @@ export function orgStoreContract(open: () => Promise<{ store: OrgStore; keys: Or
     await expect(store.addMember({ ...later, role: 'admin' }, ADMIN)).rejects.toThrow(AlreadyExists);
     await expect(store.addMember({ ...later, walletAddress: owner }, ADMIN)).rejects.toThrow(AlreadyExists);
     expect(await store.findMember(org.id, later.walletAddress)).toEqual(later);
-    expect(await actions(org.id)).toEqual(['org.created', 'member.added', 'member.added', 'member.added']);
+    expect(await actions(org.id)).toEqual(['org.created', 'member.added', 'key.issued', 'member.added', 'member.added']);
+  });
+
+  it('lands no change made with a key once the key is revoked, and writes no audit entry for it', async () => {
+    const org = await createdOrg();
+    const key = newKey(org.id, 'gone', 'admin', at(1));
+    await store.issueKey(key, newHash(), ADMIN);
+    await store.revokeKey(org.id, key.id, at(2), ADMIN);
+
+    await expect(store.addMember({ orgId: org.id, walletAddress: wallet(), role: 'member', createdAt: at(3) }, { kind: 'key', keyId: key.id })).rejects.toThrow(ActorRevoked);
+    expect((await store.listMembers(org.id)).total).toBe(1);
+    expect(await actions(org.id)).toEqual(['org.created', 'member.added', 'key.issued', 'key.revoked']);
   });
 
   it('keeps members to their org', async () => {
@@ -174,13 +188,13 @@ export function orgStoreContract(open: () => Promise<{ store: OrgStore; keys: Or
     const later = newKey(org.id, 'ci', 'member', at(20));
     const earlier = newKey(org.id, 'ops', 'owner', at(10));
     const hash = newHash();
-    await store.issueKey(later, hash, { kind: 'key', keyId: earlier.id });
     await store.issueKey(earlier, newHash(), ADMIN);
+    await store.issueKey(later, hash, { kind: 'key', keyId: earlier.id });
     expect(await keys.findActive(hash)).toEqual({ keyId: later.id, orgId: org.id, role: 'member' });
     expect(await keys.findActive(newHash())).toBeNull();
     expect(await store.findKey(org.id, later.id)).toEqual(later);
     expect(await store.listKeys(org.id)).toEqual({ items: [earlier, later], total: 2 });
-    const [issued] = (await store.audit(org.id, { offset: 2, limit: 1 })).items;
+    const [issued] = (await store.audit(org.id, { offset: 3, limit: 1 })).items;
     expect(issued).toMatchObject({
       actor: { kind: 'key', keyId: earlier.id },
       action: 'key.issued',
@@ -208,7 +222,8 @@ export function orgStoreContract(open: () => Promise<{ store: OrgStore; keys: Or
     const key = newKey(org.id, 'ci');
     const hash = newHash();
     await store.issueKey(key, hash, ADMIN);
-    const actor: Actor = { kind: 'key', keyId: randomUUID() };
+    // A key may revoke itself: its own change takes the row's share lock, then the update's.
+    const actor: Actor = { kind: 'key', keyId: key.id };
     expect(await store.revokeKey(org.id, key.id, at(60), actor)).toBe(true);
     expect(await store.revokeKey(org.id, key.id, at(70), ADMIN)).toBe(false);
     expect(await keys.findActive(hash)).toBeNull();

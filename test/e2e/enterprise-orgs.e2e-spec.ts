@@ -30,7 +30,8 @@ function enterpriseRoutes(storage: () => Promise<TestStorage>): void {
   beforeAll(async () => {
     const opened = await storage();
     drop = opened.drop;
-    gateway = await startTestGateway({ ...opened.env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    // The suite makes more enterprise requests in a minute than the default limit admits.
+    gateway = await startTestGateway({ ...opened.env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN, GW_ENTERPRISE_RATE_LIMIT: '10000' });
   });
   afterAll(async () => {
     await gateway.close();
@@ -214,6 +215,51 @@ function enterpriseRoutes(storage: () => Promise<TestStorage>): void {
       expect((await call('DELETE', `/v1/orgs/${orgId}/api-keys/${issued.body.id as string}`, admin)).status).toBe(403);
       expect((await call('DELETE', `/v1/orgs/${orgId}/api-keys/${issued.body.id as string}`, owner)).status).toBe(200);
       expect((await call('DELETE', `/v1/orgs/${orgId}/api-keys/${UNKNOWN_ORG}`, owner)).body.error?.code).toBe('org.key_not_found');
+    });
+  });
+
+  describe('budgets', () => {
+    it('PUT replaces the team budget (an omitted window is uncapped); GET returns the limits and the spend of the current windows', async () => {
+      const { orgId, admin } = await orgWithKeys();
+      const teamId = (await call('POST', `/v1/orgs/${orgId}/teams`, admin, { name: 'search' })).body.id as string;
+
+      const put = await call('PUT', `/v1/orgs/${orgId}/teams/${teamId}/budget`, admin, { hourly: 1.5, daily: 10 });
+      expect(put).toEqual({ status: 200, body: { hourly: 1.5, daily: 10, monthly: null, hourly_spend: '0.000000', daily_spend: '0.000000', monthly_spend: '0.000000' } });
+      await call('PUT', `/v1/orgs/${orgId}/teams/${teamId}/budget`, admin, { monthly: 0.000001 });
+      expect((await call('GET', `/v1/orgs/${orgId}/teams/${teamId}/budget`, TEST_ADMIN_TOKEN)).body).toMatchObject({ hourly: null, daily: null, monthly: 0.000001 });
+    });
+
+    it.each([
+      ['seven decimals', { daily: 0.0000001 }],
+      ['a negative amount', { daily: -1 }],
+      ['a string', { daily: '10' }],
+      ['an unknown window', { weekly: 5 }],
+    ])('refuses %s with 400', async (_, body) => {
+      const { orgId, admin } = await orgWithKeys();
+      const teamId = (await call('POST', `/v1/orgs/${orgId}/teams`, admin, { name: 'search' })).body.id as string;
+      const res = await call('PUT', `/v1/orgs/${orgId}/teams/${teamId}/budget`, admin, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error?.code).toBe('request.invalid_body');
+    });
+
+    it('team budgets need an admin key of that org; a member key is 403, another team 404', async () => {
+      const { orgId, member } = await orgWithKeys();
+      const teamId = (await call('POST', `/v1/orgs/${orgId}/teams`, TEST_ADMIN_TOKEN, { name: 'search' })).body.id as string;
+      expect((await call('GET', `/v1/orgs/${orgId}/teams/${teamId}/budget`, member)).status).toBe(403);
+      expect((await call('PUT', `/v1/orgs/${orgId}/teams/${UNKNOWN_ORG}/budget`, TEST_ADMIN_TOKEN, { daily: 1 })).body.error?.code).toBe('org.team_not_found');
+    });
+
+    it('wallet budgets take the admin token only: an org key is 403, a malformed wallet 400', async () => {
+      const { owner } = await orgWithKeys();
+      const put = await call('PUT', `/v1/wallets/${ALICE}/budget`, TEST_ADMIN_TOKEN, { daily: 2.25 });
+      expect(put).toEqual({ status: 200, body: { hourly: null, daily: 2.25, monthly: null, hourly_spend: '0.000000', daily_spend: '0.000000', monthly_spend: '0.000000' } });
+      expect((await call('GET', `/v1/wallets/${ALICE}/budget`, TEST_ADMIN_TOKEN)).body).toMatchObject({ daily: 2.25 });
+
+      const byKey = await call('GET', `/v1/wallets/${ALICE}/budget`, owner);
+      expect(byKey.status).toBe(403);
+      expect(byKey.body.error?.code).toBe('org.role_insufficient');
+      expect((await call('GET', '/v1/wallets/not-a-wallet/budget', TEST_ADMIN_TOKEN)).body.error?.code).toBe('request.invalid_path');
+      expect((await call('GET', `/v1/wallets/${BOB}/budget`, undefined)).status).toBe(401);
     });
   });
 

@@ -16,6 +16,7 @@ describeWithPostgres('Database on PostgreSQL (local server)', () => {
         { name: 'CreateReceipts1763856000000' },
         { name: 'SettlementLifecycle1764115200000' },
         { name: 'CreateOrgs1764300000000' },
+        { name: 'CreateBudgets1764400000000' },
       ]);
     } finally {
       await Promise.all(databases.map((database) => database.close()));

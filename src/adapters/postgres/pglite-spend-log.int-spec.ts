@@ -29,6 +29,7 @@ describe('PostgresSpendLog on embedded PGlite', () => {
         { name: 'CreateReceipts1763856000000' },
         { name: 'SettlementLifecycle1764115200000' },
         { name: 'CreateOrgs1764300000000' },
+        { name: 'CreateBudgets1764400000000' },
       ]);
     } finally {
       await second.close();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { Actor, AuditEntry, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../../modules/orgs/domain/org';
 import { OrgApiKeys, type OrgKeyHolder } from '../../modules/orgs/ports/org-api-keys';
-import { AlreadyExists, OrgStore, type Page } from '../../modules/orgs/ports/org-store';
+import { ActorRevoked, AlreadyExists, OrgStore, type Page } from '../../modules/orgs/ports/org-store';
 import { OrgApiKeyRow, OrgAuditRow, OrgMemberRow, OrgRow, TeamRow, TeamWalletRow } from './entities/org.row';
 
 /** PostgreSQL's unique_violation: any unique key of the org tables hit by a write. */
@@ -22,7 +22,7 @@ export class PostgresOrgStore extends OrgStore {
   async createOrg(org: Org, ownerWallet: string, actor: Actor): Promise<void> {
     const owner: OrgMember = { orgId: org.id, walletAddress: ownerWallet, role: 'owner', createdAt: org.createdAt };
     // The owner's membership is audited as any other, so the members can be rebuilt from the audit alone.
-    await this.change(async (manager) => {
+    await this.change(actor, async (manager) => {
       await manager.insert(OrgRow, org);
       await manager.insert(OrgMemberRow, owner);
       await writeAudit(manager, org.id, actor, 'org.created', null, orgView(org));
@@ -37,7 +37,7 @@ export class PostgresOrgStore extends OrgStore {
   }
 
   async addMember(member: OrgMember, actor: Actor): Promise<void> {
-    await this.change(async (manager) => {
+    await this.change(actor, async (manager) => {
       await manager.insert(OrgMemberRow, member);
       await writeAudit(manager, member.orgId, actor, 'member.added', null, memberView(member));
     });
@@ -56,7 +56,7 @@ export class PostgresOrgStore extends OrgStore {
   }
 
   async createTeam(team: Team, actor: Actor): Promise<void> {
-    await this.change(async (manager) => {
+    await this.change(actor, async (manager) => {
       await manager.insert(TeamRow, team);
       await writeAudit(manager, team.orgId, actor, 'team.created', null, teamView(team));
     });
@@ -75,7 +75,7 @@ export class PostgresOrgStore extends OrgStore {
   }
 
   async addTeamWallet(orgId: string, wallet: TeamWallet, actor: Actor): Promise<void> {
-    await this.change(async (manager) => {
+    await this.change(actor, async (manager) => {
       // The audit entry is filed under `orgId`: a team of another org would put it in the wrong org's log.
       if (!(await manager.existsBy(TeamRow, { id: wallet.teamId, orgId }))) throw new Error(`team ${wallet.teamId} is not a team of org ${orgId}`);
       await manager.insert(TeamWalletRow, wallet);
@@ -90,7 +90,7 @@ export class PostgresOrgStore extends OrgStore {
   }
 
   async issueKey(key: OrgApiKey, secretHash: Buffer, actor: Actor): Promise<void> {
-    await this.change(async (manager) => {
+    await this.change(actor, async (manager) => {
       await manager.insert(OrgApiKeyRow, { ...apiKey(key), secretHash });
       await writeAudit(manager, key.orgId, actor, 'key.issued', null, keyView(key));
     });
@@ -110,7 +110,7 @@ export class PostgresOrgStore extends OrgStore {
 
   async revokeKey(orgId: string, keyId: string, at: Date, actor: Actor): Promise<boolean> {
     if (!UUID.test(orgId) || !UUID.test(keyId)) return false;
-    return this.change(async (manager) => {
+    return this.change(actor, async (manager) => {
       // Locked, so of two concurrent revocations one waits, sees the key revoked and writes no audit entry.
       const row = await manager.findOne(OrgApiKeyRow, { where: { id: keyId, orgId }, lock: { mode: 'pessimistic_write' } });
       if (!row || row.revokedAt) return false;
@@ -128,9 +128,20 @@ export class PostgresOrgStore extends OrgStore {
   }
 
   /** One transaction; a unique key hit anywhere in it is AlreadyExists. */
-  private async change<T>(write: (manager: EntityManager) => Promise<T>): Promise<T> {
+  /**
+   * One transaction for a change and its audit entry. A key's change first takes a share lock on
+   * the key's row, unrevoked: it waits for a revocation in flight (which locks the row) and then
+   * sees it, so a revoked key makes nothing more, however many of its requests were past the guard.
+   */
+  private async change<T>(actor: Actor, write: (manager: EntityManager) => Promise<T>): Promise<T> {
     try {
-      return await this.dataSource.transaction(write);
+      return await this.dataSource.transaction(async (manager) => {
+        if (actor.kind === 'key') {
+          const live: unknown[] = await manager.query('SELECT 1 FROM org_api_keys WHERE id = $1 AND revoked_at IS NULL FOR SHARE', [actor.keyId]);
+          if (live.length === 0) throw new ActorRevoked(`API key ${actor.keyId} was revoked`);
+        }
+        return write(manager);
+      });
     } catch (err) {
       if (isUniqueViolation(err)) throw new AlreadyExists(err.message, { cause: err });
       throw err;
@@ -155,7 +166,7 @@ export class PostgresOrgApiKeys extends OrgApiKeys {
  * (at, id), and PGlite's clock can give two statements of one transaction the same instant, which
  * a random id would then order by chance. Replicas whose clocks disagree still append in order.
  */
-async function writeAudit(manager: EntityManager, orgId: string, actor: Actor, action: string, before: object | null, after: object): Promise<void> {
+export async function writeAudit(manager: EntityManager, orgId: string, actor: Actor, action: string, before: object | null, after: object): Promise<void> {
   await manager.query(
     `INSERT INTO org_audit (id, org_id, actor, action, before, after, at)
      SELECT $1::uuid, $2::uuid, $3, $4, $5::jsonb, $6::jsonb, greatest(clock_timestamp(), max(at) + interval '1 microsecond')

@@ -4,9 +4,12 @@ import { SpendLog } from '../../modules/billing/ports/spend-log';
 import { DatabaseProbe } from '../../modules/ops/ports/dependency-probe';
 import { OrgApiKeys } from '../../modules/orgs/ports/org-api-keys';
 import { OrgStore } from '../../modules/orgs/ports/org-store';
+import { BudgetStore } from '../../modules/orgs/ports/budget-store';
+import { BudgetReservations } from '../../modules/payments/ports/budget-reservations';
 import { Leases } from '../../modules/payments/ports/leases';
 import { ReceiptStore } from '../../modules/payments/ports/receipt-store';
 import { Database } from './database';
+import { PostgresBudgetReservations, PostgresBudgetStore } from './postgres-budgets';
 import { PostgresLeases } from './postgres-leases';
 import { PostgresOrgApiKeys, PostgresOrgStore } from './postgres-org-store';
 import { PostgresReceiptStore } from './postgres-receipt-store';
@@ -27,8 +30,10 @@ export class PostgresStorageModule {
         { provide: Leases, useFactory: (db: Database) => new PostgresLeases(db.dataSource), inject: [Database] },
         { provide: OrgStore, useFactory: (db: Database) => new PostgresOrgStore(db.dataSource), inject: [Database] },
         { provide: OrgApiKeys, useFactory: (db: Database) => new PostgresOrgApiKeys(db.dataSource), inject: [Database] },
+        { provide: BudgetStore, useFactory: (db: Database) => new PostgresBudgetStore(db.dataSource), inject: [Database] },
+        { provide: BudgetReservations, useFactory: (db: Database) => new PostgresBudgetReservations(db.dataSource), inject: [Database] },
       ],
-      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys],
+      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, BudgetStore, BudgetReservations],
     };
   }
 }

@@ -6,7 +6,6 @@ import { PaidRateLimit } from './application/paid-rate-limit';
 import { PaymentChallenges } from './application/payment-challenges';
 import { PaymentMetrics } from './application/payment-metrics';
 import { ReceiptsController } from './http/receipts.controller';
-import { BudgetReservations, UnlimitedBudgets } from './ports/budget-reservations';
 import { ReceiptOutbox } from './application/receipt-outbox';
 import { SettlementReconciler } from './application/settlement-reconciler';
 import { BlockhashTracker } from './application/blockhash-tracker';
@@ -17,18 +16,7 @@ import { SourceExposure } from './application/source-exposure';
 @Module({
   imports: [RateLimitsModule, RouteLimitsModule],
   controllers: [ReceiptsController],
-  providers: [
-    PaymentChallenges,
-    ExactPayments,
-    PaidRateLimit,
-    PaymentMetrics,
-    BlockhashTracker,
-    SourceExposure,
-    FeeSponsorship,
-    { provide: BudgetReservations, useClass: UnlimitedBudgets },
-    ReceiptOutbox,
-    SettlementReconciler,
-  ],
+  providers: [PaymentChallenges, ExactPayments, PaidRateLimit, PaymentMetrics, BlockhashTracker, SourceExposure, FeeSponsorship, ReceiptOutbox, SettlementReconciler],
   exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeeSponsorship],
 })
 export class PaymentsModule {}

@@ -5,7 +5,7 @@ import { mayGrantMemberRole, mayManageKeyRole } from '../domain/grants';
 import type { Actor, AuditEntry, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../domain/org';
 import { newOrgApiKeySecret } from '../domain/org-api-key-secret';
 import type { OrgRole } from '../domain/org-role';
-import { AlreadyExists, OrgStore, type Page } from '../ports/org-store';
+import { ActorRevoked, AlreadyExists, OrgStore, type Page } from '../ports/org-store';
 
 /** Who calls: the admin token (role null, above all orgs) or an org key with its role and id. */
 export interface OrgCaller {
@@ -22,6 +22,8 @@ export interface IssuedKey {
 
 /** A page of the audit log: 50 entries, oldest first. */
 export const AUDIT_PAGE_SIZE = 50;
+/** Far past any log: the offset of a larger page would overflow. */
+export const MAX_AUDIT_PAGE = 1_000_000;
 
 /**
  * The org directory (spec 4.9; docs/decisions.md, "Enterprise"): orgs, members, teams, team
@@ -102,7 +104,7 @@ export class OrgDirectory {
     if (!key) throw new GatewayError('org.key_not_found', 'API key not found');
     if (!mayManageKeyRole(caller.role, key.role)) throw notGrantable(`a ${caller.role} key cannot revoke ${key.role} keys`);
     const at = new Date();
-    const revoked = await this.storage().revokeKey(orgId, keyId, at, caller.actor);
+    const revoked = await landed(() => this.storage().revokeKey(orgId, keyId, at, caller.actor));
     return revoked ? { ...key, revokedAt: at } : key;
   }
 
@@ -112,7 +114,8 @@ export class OrgDirectory {
     return this.storage().audit(orgId, { offset: (page - 1) * AUDIT_PAGE_SIZE, limit: AUDIT_PAGE_SIZE });
   }
 
-  private async team(orgId: string, teamId: string): Promise<Team> {
+  /** The team of this org; another org's team is not found. */
+  async team(orgId: string, teamId: string): Promise<Team> {
     await this.org(orgId);
     const team = await this.storage().findTeam(orgId, teamId);
     if (!team) throw new GatewayError('org.team_not_found', 'team not found');
@@ -135,9 +138,19 @@ function notGrantable(message: string): GatewayError {
 
 async function exclusive(write: () => Promise<void>, message: string): Promise<void> {
   try {
-    await write();
+    await landed(write);
   } catch (err) {
     if (err instanceof AlreadyExists) throw new GatewayError('org.already_exists', message);
+    throw err;
+  }
+}
+
+/** A change whose key was revoked before it could land is refused as the key would now be: 401. */
+async function landed<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (err instanceof ActorRevoked) throw new GatewayError('org.unauthorized', 'missing or invalid admin token or API key');
     throw err;
   }
 }

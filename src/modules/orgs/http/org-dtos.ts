@@ -1,13 +1,32 @@
-import { IsIn, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsString, Matches, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { NAME_LENGTH, WALLET_ADDRESS } from '../domain/org';
 import { ORG_ROLES, type OrgRole } from '../domain/org-role';
 
 const WALLET_MESSAGE = 'wallet address must be base58, 32 to 44 characters';
+/** Half of a surrogate pair without its other half: not text, and PostgreSQL refuses it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * A name as the database keeps it: 1 to 128 characters counted as code points (as `char_length`
+ * counts them, where class-validator's length counts UTF-16 units), well-formed text (a lone
+ * surrogate cannot be stored), and no control characters (NUL cannot be stored at all).
+ */
+@ValidatorConstraint({ name: 'resourceName' })
+class ResourceName implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    if (typeof value !== 'string' || LONE_SURROGATE.test(value) || /\p{Cc}/u.test(value)) return false;
+    const length = [...value].length;
+    return length >= NAME_LENGTH.min && length <= NAME_LENGTH.max;
+  }
+
+  defaultMessage(): string {
+    return `$property must be text of ${NAME_LENGTH.min} to ${NAME_LENGTH.max} characters without control characters`;
+  }
+}
 
 /** POST /v1/orgs. */
 export class CreateOrgDto {
-  @IsString()
-  @Length(NAME_LENGTH.min, NAME_LENGTH.max)
+  @Validate(ResourceName)
   name!: string;
 
   @IsString()
@@ -27,8 +46,7 @@ export class AddMemberDto {
 
 /** POST /v1/orgs/{org_id}/teams. */
 export class CreateTeamDto {
-  @IsString()
-  @Length(NAME_LENGTH.min, NAME_LENGTH.max)
+  @Validate(ResourceName)
   name!: string;
 }
 
@@ -41,8 +59,7 @@ export class AddTeamWalletDto {
 
 /** POST /v1/orgs/{org_id}/api-keys. */
 export class IssueKeyDto {
-  @IsString()
-  @Length(NAME_LENGTH.min, NAME_LENGTH.max)
+  @Validate(ResourceName)
   name!: string;
 
   @IsIn(ORG_ROLES)

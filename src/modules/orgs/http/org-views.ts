@@ -1,4 +1,6 @@
 import type { AuditEntry, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../domain/org';
+import { formatUsdc } from '../../billing/domain/atomic-usdc';
+import type { BudgetState } from '../application/budget-directory';
 import type { Page } from '../ports/org-store';
 
 /** The enterprise resources as the API shows them (spec 2.11): snake_case, ISO 8601 times. */
@@ -31,3 +33,13 @@ export const auditView = (entry: AuditEntry) => ({
 export function listView<T, V>(page: Page<T>, view: (item: T) => V): { object: 'list'; data: V[]; total: number } {
   return { object: 'list', data: page.items.map(view), total: page.total };
 }
+
+/** Limits as the JSON numbers a client PUTs (null: uncapped); spend as 6-decimal USDC strings. */
+export const budgetView = ({ limits, spend }: BudgetState) => ({
+  hourly: limits.hourly === null ? null : Number(formatUsdc(limits.hourly)),
+  daily: limits.daily === null ? null : Number(formatUsdc(limits.daily)),
+  monthly: limits.monthly === null ? null : Number(formatUsdc(limits.monthly)),
+  hourly_spend: formatUsdc(spend.hourly),
+  daily_spend: formatUsdc(spend.daily),
+  monthly_spend: formatUsdc(spend.monthly),
+});

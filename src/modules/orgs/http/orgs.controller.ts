@@ -1,12 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseIntPipe, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, ParseIntPipe, Post, Put, Query, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { GatewayError } from '../../../errors/gateway-error';
 import { AdminOnly } from '../../../http/admin.guard';
 import { EnterpriseAuth } from '../../../http/enterprise-auth.guard';
 import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
-import { OrgDirectory, type OrgCaller } from '../application/org-directory';
+import { BudgetDirectory } from '../application/budget-directory';
+import { MAX_AUDIT_PAGE, OrgDirectory, type OrgCaller } from '../application/org-directory';
+import { BudgetDto, budgetLimits } from './budget-dto';
 import { AddMemberDto, AddTeamWalletDto, CreateOrgDto, CreateTeamDto, IssueKeyDto } from './org-dtos';
-import { auditView, keyView, listView, memberView, orgView, teamView, teamWalletView } from './org-views';
+import { IdPipe } from './id.pipe';
+import { auditView, budgetView, keyView, listView, memberView, orgView, teamView, teamWalletView } from './org-views';
 
 /** Requests per minute per client across the enterprise routes (docs/decisions.md, "Enterprise"). */
 export const ENTERPRISE_RATE_LIMIT = 120;
@@ -15,7 +18,10 @@ export const ENTERPRISE_RATE_LIMIT = 120;
 @Controller('v1/orgs')
 @RouteRateLimit('enterprise', ENTERPRISE_RATE_LIMIT)
 export class OrgsController {
-  constructor(private readonly directory: OrgDirectory) {}
+  constructor(
+    private readonly directory: OrgDirectory,
+    private readonly budgets: BudgetDirectory,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -26,54 +32,66 @@ export class OrgsController {
 
   @Get(':org_id')
   @EnterpriseAuth('member')
-  async org(@Param('org_id') orgId: string) {
+  async org(@Param('org_id', IdPipe) orgId: string) {
     return orgView(await this.directory.org(orgId));
   }
 
   @Post(':org_id/members')
   @HttpCode(201)
   @EnterpriseAuth('admin')
-  async addMember(@Req() req: Request, @Param('org_id') orgId: string, @Body() body: AddMemberDto) {
+  async addMember(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Body() body: AddMemberDto) {
     return memberView(await this.directory.addMember(callerOf(req), orgId, body.wallet_address, body.role));
   }
 
   @Get(':org_id/members')
   @EnterpriseAuth('member')
-  async members(@Param('org_id') orgId: string) {
+  async members(@Param('org_id', IdPipe) orgId: string) {
     return listView(await this.directory.members(orgId), memberView);
   }
 
   @Post(':org_id/teams')
   @HttpCode(201)
   @EnterpriseAuth('admin')
-  async createTeam(@Req() req: Request, @Param('org_id') orgId: string, @Body() body: CreateTeamDto) {
+  async createTeam(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Body() body: CreateTeamDto) {
     return teamView(await this.directory.createTeam(callerOf(req), orgId, body.name));
   }
 
   @Get(':org_id/teams')
   @EnterpriseAuth('member')
-  async teams(@Param('org_id') orgId: string) {
+  async teams(@Param('org_id', IdPipe) orgId: string) {
     return listView(await this.directory.teams(orgId), teamView);
   }
 
   @Post(':org_id/teams/:team_id/wallets')
   @HttpCode(201)
   @EnterpriseAuth('admin')
-  async addTeamWallet(@Req() req: Request, @Param('org_id') orgId: string, @Param('team_id') teamId: string, @Body() body: AddTeamWalletDto) {
+  async addTeamWallet(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string, @Body() body: AddTeamWalletDto) {
     return teamWalletView(await this.directory.addTeamWallet(callerOf(req), orgId, teamId, body.wallet_address));
   }
 
   @Get(':org_id/teams/:team_id/wallets')
   @EnterpriseAuth('member')
-  async teamWallets(@Param('org_id') orgId: string, @Param('team_id') teamId: string) {
+  async teamWallets(@Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string) {
     return listView(await this.directory.teamWallets(orgId, teamId), teamWalletView);
+  }
+
+  @Put(':org_id/teams/:team_id/budget')
+  @EnterpriseAuth('admin')
+  async setTeamBudget(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string, @Body() body: BudgetDto) {
+    return budgetView(await this.budgets.setTeamBudget(callerOf(req).actor, orgId, teamId, budgetLimits(body)));
+  }
+
+  @Get(':org_id/teams/:team_id/budget')
+  @EnterpriseAuth('admin')
+  async teamBudget(@Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string) {
+    return budgetView(await this.budgets.teamBudget(orgId, teamId));
   }
 
   /** The key's secret is in this answer only. */
   @Post(':org_id/api-keys')
   @HttpCode(201)
   @EnterpriseAuth('admin')
-  async issueKey(@Req() req: Request, @Param('org_id') orgId: string, @Body() body: IssueKeyDto) {
+  async issueKey(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Body() body: IssueKeyDto) {
     const { key, secret } = await this.directory.issueKey(callerOf(req), orgId, body.name, body.role);
     const { revoked_at: _revoked, ...shown } = keyView(key);
     return { ...shown, key: secret };
@@ -81,21 +99,21 @@ export class OrgsController {
 
   @Get(':org_id/api-keys')
   @EnterpriseAuth('admin')
-  async keys(@Param('org_id') orgId: string) {
+  async keys(@Param('org_id', IdPipe) orgId: string) {
     return listView(await this.directory.keys(orgId), keyView);
   }
 
   @Delete(':org_id/api-keys/:key_id')
   @EnterpriseAuth('admin')
-  async revokeKey(@Req() req: Request, @Param('org_id') orgId: string, @Param('key_id') keyId: string) {
+  async revokeKey(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Param('key_id', IdPipe) keyId: string) {
     return keyView(await this.directory.revokeKey(callerOf(req), orgId, keyId));
   }
 
   /** 50 entries a page, oldest first; `page` counts from 1. */
   @Get(':org_id/audit')
   @EnterpriseAuth('owner')
-  async audit(@Param('org_id') orgId: string, @Query('page', new ParseIntPipe({ optional: true, exceptionFactory: () => badPage() })) page = 1) {
-    if (page < 1) throw badPage();
+  async audit(@Param('org_id', IdPipe) orgId: string, @Query('page', new ParseIntPipe({ optional: true, exceptionFactory: () => badPage() })) page = 1) {
+    if (page < 1 || page > MAX_AUDIT_PAGE) throw badPage();
     return listView(await this.directory.audit(orgId, page), auditView);
   }
 }
@@ -108,5 +126,5 @@ function callerOf(req: Request): OrgCaller {
 }
 
 function badPage(): GatewayError {
-  return new GatewayError('request.invalid_query', 'page must be a whole number from 1');
+  return new GatewayError('request.invalid_query', `page must be a whole number from 1 to ${MAX_AUDIT_PAGE}`);
 }

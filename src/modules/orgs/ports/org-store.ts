@@ -11,9 +11,15 @@ export class AlreadyExists extends Error {
   override name = 'AlreadyExists';
 }
 
+/** The API key that made a change was revoked before the change could land: the change did not happen. */
+export class ActorRevoked extends Error {
+  override name = 'ActorRevoked';
+}
+
 /**
  * Orgs and what they hold, in PostgreSQL or PGlite. Every change writes its audit entry in the
- * same transaction, so no change lands without one. Lookups by an org's child never cross orgs:
+ * same transaction, so no change lands without one; a change made with an API key lands only while
+ * the key is unrevoked, checked in that transaction (ActorRevoked otherwise). Lookups by an org's child never cross orgs:
  * a team id of another org is not found.
  */
 export abstract class OrgStore {

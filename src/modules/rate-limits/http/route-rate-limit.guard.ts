@@ -1,5 +1,7 @@
 import { applyDecorators, Injectable, SetMetadata, UseGuards, type ExecutionContext } from '@nestjs/common';
-import { Throttle, ThrottlerGuard } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import { InjectThrottlerOptions, InjectThrottlerStorage, Throttle, ThrottlerGuard, type ThrottlerModuleOptions, type ThrottlerStorage } from '@nestjs/throttler';
+import { GatewayConfig } from '../../../config/gateway-config';
 import type { ThrottlerRequest } from '@nestjs/throttler/dist/throttler.guard.interface';
 import type { Request, Response } from 'express';
 import { GatewayError } from '../../../errors/gateway-error';
@@ -26,18 +28,28 @@ export function RouteRateLimit(name: string, limitPerMinute: number): ClassDecor
  */
 @Injectable()
 export class RouteRateLimitGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly config: GatewayConfig,
+  ) {
+    super(options, storage, reflector);
+  }
+
   /** One subscriber routinely holds a whole IPv6 /64, so the window is the client's network (client-network.ts). */
   protected override async getTracker(req: Request): Promise<string> {
     return clientNetwork(req.gw.clientAddress);
   }
 
   protected override generateKey(context: ExecutionContext, tracker: string): string {
-    const name = this.reflector.getAllAndOverride<string | undefined>(ROUTE_LIMIT_NAME, [context.getHandler(), context.getClass()]);
-    return `${name ?? context.getClass().name}:ip:${tracker}`;
+    return `${this.routeName(context)}:ip:${tracker}`;
   }
 
-  protected override async handleRequest({ context, limit, ttl, throttler, blockDuration, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
+  /** The decorator's limit, unless the configuration sets one for this route's name (GW_ENTERPRISE_RATE_LIMIT). */
+  protected override async handleRequest({ context, limit: decorated, ttl, throttler, blockDuration, getTracker, generateKey }: ThrottlerRequest): Promise<boolean> {
     const { req, res } = this.getRequestResponse(context) as { req: Request; res: Response };
+    const limit = this.config.limits.routeRateLimits[this.routeName(context)] ?? decorated;
     const throttlerName = throttler.name ?? 'default';
     const key = generateKey(context, await getTracker(req, context), throttlerName);
     const record = await this.storageService.increment(key, ttl, limit, blockDuration, throttlerName);
@@ -45,5 +57,9 @@ export class RouteRateLimitGuard extends ThrottlerGuard {
     if (record.isBlocked) throw new GatewayError('rate_limit.exceeded', RATE_LIMITED_MESSAGE, headers);
     for (const [header, value] of Object.entries(headers)) res.setHeader(header, value);
     return true;
+  }
+
+  private routeName(context: ExecutionContext): string {
+    return this.reflector.getAllAndOverride<string | undefined>(ROUTE_LIMIT_NAME, [context.getHandler(), context.getClass()]) ?? context.getClass().name;
   }
 }
