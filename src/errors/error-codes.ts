@@ -49,6 +49,7 @@ export const ERROR_CODES = {
   'health.not_ready': { type: 'service_unavailable', meaning: 'a configured database or Redis is unusable (GET /health/ready)' },
   'rate_limit.exceeded': { type: 'rate_limit_exceeded', meaning: 'a rate-limit window is full; the headers say which and until when' },
   'rate_limit.payment_in_flight': { type: 'rate_limit_exceeded', meaning: 'payments in flight from this token account already commit its balance; retry once one settles' },
+  'budget.payer_budgeted': { type: 'forbidden', meaning: 'a payer wallet under a budget paid on a surface that does not carry budgets (the paid tools, A2A); nothing was moved' },
   'budget.exceeded': { type: 'bad_request', meaning: 'a window of a budget of the payer wallet, or of a team it is in, has too little left for this payment; nothing was charged' },
   'chat.model_not_found': { type: 'model_not_found', meaning: 'no model, alias or profile has this name' },
   'chat.too_many_messages': { type: 'bad_request', meaning: 'the request has more than 256 messages' },

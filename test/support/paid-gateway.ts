@@ -3,6 +3,7 @@ import { Keypair, LAMPORTS_PER_SOL, PublicKey, TransactionInstruction } from '@s
 import bs58 from 'bs58';
 import { decodePaymentRequiredHeader, encodePaymentSignature, type PaymentRequiredHeader } from '../../libs/x402';
 import { startLocalnet, type Localnet } from '../../libs/solana-localnet';
+import type { GatewayOptions } from '../../src/app.module';
 import type { RunningGateway } from '../../src/gateway';
 import { startTestGateway } from './gateway-harness';
 import { paymentInstructions, paymentTransaction, toBase64, transferChecked, type PaymentParties } from './payment-transactions';
@@ -118,8 +119,8 @@ export function specPaymentHeader(world: PaidWorld, header: PaymentRequiredHeade
   );
 }
 
-export async function startPaidGateway(world: PaidWorld, env: Record<string, string | undefined> = {}): Promise<RunningGateway> {
-  return startTestGateway({ ...world.env, ...env });
+export async function startPaidGateway(world: PaidWorld, env: Record<string, string | undefined> = {}, options?: GatewayOptions): Promise<RunningGateway> {
+  return startTestGateway({ ...world.env, ...env }, options);
 }
 
 const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');

@@ -85,8 +85,8 @@ function budgetsSuite(open: () => Promise<{ dataSource: DataSource; close: () =>
     const subject = { kind: 'team', orgId: team.orgId, teamId: team.id } as const;
     expect(await store.limits({ kind: 'wallet', wallet: payer })).toBeNull();
     expect(await store.limits(subject)).toBeNull();
-    expect(await store.isBudgeted(payer)).toBe(false);
-    expect(await store.isBudgeted(member)).toBe(false);
+    expect(await reservations.isBudgeted(payer)).toBe(false);
+    expect(await reservations.isBudgeted(member)).toBe(false);
 
     await store.setLimits({ kind: 'wallet', wallet: payer }, { hourly: 1_000_000n, daily: null, monthly: 9_000_000_000_000n }, ADMIN);
     await store.setLimits({ kind: 'wallet', wallet: payer }, { hourly: 2_500_000n, daily: 0n, monthly: null }, ADMIN);
@@ -102,9 +102,9 @@ function budgetsSuite(open: () => Promise<{ dataSource: DataSource; close: () =>
     expect(await store.limits(subject)).toEqual({ hourly: 1n, daily: null, monthly: 3_000_000n });
     expect(await store.limits({ ...subject, orgId: randomUUID() })).toBeNull();
     expect(await store.limits({ ...subject, teamId: 'not-a-uuid' })).toBeNull();
-    expect(await store.isBudgeted(payer)).toBe(true);
-    expect(await store.isBudgeted(member)).toBe(true);
-    expect(await store.isBudgeted(wallet())).toBe(false);
+    expect(await reservations.isBudgeted(payer)).toBe(true);
+    expect(await reservations.isBudgeted(member)).toBe(true);
+    expect(await reservations.isBudgeted(wallet())).toBe(false);
 
     const audit = (await dataSource.query(`SELECT actor, before, after FROM org_audit WHERE org_id = $1 AND action = 'budget.set' ORDER BY at`, [team.orgId])) as unknown[];
     expect(audit).toEqual([

@@ -85,6 +85,15 @@ export class PostgresBudgetReservations extends BudgetReservations {
     if (status === 'settled') await this.dataSource.query(`UPDATE budget_reservations SET status = 'settled' WHERE receipt_id = $1`, [receiptId]);
     else await this.dataSource.query('DELETE FROM budget_reservations WHERE receipt_id = $1', [receiptId]);
   }
+  async isBudgeted(payerWallet: string): Promise<boolean> {
+    const rows = (await this.dataSource.query(
+      `SELECT 1 FROM budgets
+       WHERE wallet_address = $1 OR team_id IN (SELECT team_id FROM team_wallets WHERE wallet_address = $1)
+       LIMIT 1`,
+      [payerWallet],
+    )) as unknown[];
+    return rows.length > 0;
+  }
 }
 
 /** Budget limits and settled spend (the orgs module's BudgetStore), over the same tables as the reservations. */
@@ -138,16 +147,6 @@ export class PostgresBudgetStore extends BudgetStore {
     )) as Record<BudgetWindow, string>[];
     for (const window of BUDGET_WINDOWS) spend[window] = BigInt(row[window]);
     return spend;
-  }
-
-  async isBudgeted(payerWallet: string): Promise<boolean> {
-    const rows = (await this.dataSource.query(
-      `SELECT 1 FROM budgets
-       WHERE wallet_address = $1 OR team_id IN (SELECT team_id FROM team_wallets WHERE wallet_address = $1)
-       LIMIT 1`,
-      [payerWallet],
-    )) as unknown[];
-    return rows.length > 0;
   }
 
   private async budgetId(subject: BudgetSubject): Promise<string | null> {

@@ -14,7 +14,4 @@ export abstract class BudgetStore {
 
   /** Settled spend in the windows holding `now` (a reservation counts in the window it was made in). */
   abstract spend(subject: BudgetSubject, now: Date): Promise<BudgetSpend>;
-
-  /** Whether the payer has a budget of its own or is in a team that has one. */
-  abstract isBudgeted(payerWallet: string): Promise<boolean>;
 }

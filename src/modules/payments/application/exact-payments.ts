@@ -34,6 +34,12 @@ export interface PaymentContext {
   clientAddress: string;
   /** The quoted model, for the receipt (null on tools). */
   model: string | null;
+  /**
+   * How a payer under a budget is treated: its payment reserved against the budget (chat, the
+   * default), or refused with 403 after verification and before the claim, with nothing moved
+   * (the paid tools and A2A, which do not carry budgets; docs/decisions.md, "Budgets").
+   */
+  budgetedPayers?: 'reserve' | 'refuse';
 }
 
 /**
@@ -93,6 +99,7 @@ export class ExactPayments {
     if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed(transfer.replayKey);
     const rateLimit = await this.rateLimit.admitWallet(transfer.payer);
     const balance = await this.checkOnChain(transfer, transaction);
+    if (context.budgetedPayers === 'refuse' && (await this.budgets.isBudgeted(transfer.payer))) throw paymentErrors.budgetedPayer(transfer.payer);
 
     const ttl = transfer.nonceAccount === null ? REPLAY_TTL_MS : NONCE_REPLAY_TTL_MS;
     if (!(await this.claim(transfer.replayKey, ttl))) throw paymentErrors.replayed(transfer.replayKey);

@@ -83,6 +83,9 @@ class RecordedBudgets extends BudgetReservations {
     this.followed.push([receiptId, status]);
     return Promise.resolve();
   }
+  isBudgeted(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
 }
 
 class OneLease extends Leases {

@@ -13,6 +13,9 @@ export abstract class BudgetReservations {
 
   /** The receipt reached a final status. */
   abstract follow(receiptId: string, status: Exclude<ReceiptStatus, 'pending'>): Promise<void>;
+
+  /** Whether the payer has a budget of its own or is in a team that has one. */
+  abstract isBudgeted(payerWallet: string): Promise<boolean>;
 }
 
 export class UnlimitedBudgets extends BudgetReservations {
@@ -22,5 +25,9 @@ export class UnlimitedBudgets extends BudgetReservations {
 
   follow(): Promise<void> {
     return Promise.resolve();
+  }
+
+  isBudgeted(): Promise<boolean> {
+    return Promise.resolve(false);
   }
 }
