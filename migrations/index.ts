@@ -3,6 +3,14 @@ import { CreateReceipts1763856000000 } from './1763856000000-create-receipts';
 import { SettlementLifecycle1764115200000 } from './1764115200000-settlement-lifecycle';
 import { CreateOrgs1764300000000 } from './1764300000000-create-orgs';
 import { CreateBudgets1764400000000 } from './1764400000000-create-budgets';
+import { SpendLogByPayer1764500000000 } from './1764500000000-spend-log-by-payer';
 
 /** Every migration, oldest first. Listed rather than globbed so tests (TS) and the build (JS) load the same set. */
-export const MIGRATIONS = [CreateSpendLog1763769600000, CreateReceipts1763856000000, SettlementLifecycle1764115200000, CreateOrgs1764300000000, CreateBudgets1764400000000];
+export const MIGRATIONS = [
+  CreateSpendLog1763769600000,
+  CreateReceipts1763856000000,
+  SettlementLifecycle1764115200000,
+  CreateOrgs1764300000000,
+  CreateBudgets1764400000000,
+  SpendLogByPayer1764500000000,
+];

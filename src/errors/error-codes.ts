@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   'org.key_not_found': { type: 'not_found', meaning: 'no such API key in this org' },
   'org.role_not_grantable': { type: 'forbidden', meaning: 'the caller may not grant or revoke this role (only owners grant owner; non-owners cannot make admins)' },
   'org.storage_unavailable': { type: 'service_unavailable', meaning: 'the org API key store could not be read; the key was not judged' },
+  'org.wallet_not_found': { type: 'not_found', meaning: "no team of the calling key's org has this wallet (wallet stats)" },
   'org.not_found': { type: 'not_found', meaning: 'no such org, or an org API key of another org' },
   'health.not_ready': { type: 'service_unavailable', meaning: 'a configured database or Redis is unusable (GET /health/ready)' },
   'rate_limit.exceeded': { type: 'rate_limit_exceeded', meaning: 'a rate-limit window is full; the headers say which and until when' },

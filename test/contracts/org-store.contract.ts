@@ -122,6 +122,20 @@ export function orgStoreContract(open: () => Promise<{ store: OrgStore; keys: Or
     expect(await actions(org.id)).toEqual(['org.created', 'member.added', 'key.issued', 'key.revoked']);
   });
 
+  it('says whether any team of an org has a wallet', async () => {
+    const org = await createdOrg();
+    const other = await createdOrg();
+    const member = wallet();
+    const theirs: Team = { id: randomUUID(), orgId: org.id, name: 'payers', createdAt: at(1), updatedAt: at(1) };
+    await store.createTeam(theirs, ADMIN);
+    await store.addTeamWallet(org.id, { teamId: theirs.id, walletAddress: member, createdAt: at(2) }, ADMIN);
+
+    expect(await store.hasTeamWallet(org.id, member)).toBe(true);
+    expect(await store.hasTeamWallet(other.id, member)).toBe(false);
+    expect(await store.hasTeamWallet(org.id, wallet())).toBe(false);
+    expect(await store.hasTeamWallet('not-a-uuid', member)).toBe(false);
+  });
+
   it('keeps members to their org', async () => {
     const shared = wallet();
     const one = await createdOrg(shared);

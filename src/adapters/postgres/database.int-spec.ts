@@ -17,6 +17,7 @@ describeWithPostgres('Database on PostgreSQL (local server)', () => {
         { name: 'SettlementLifecycle1764115200000' },
         { name: 'CreateOrgs1764300000000' },
         { name: 'CreateBudgets1764400000000' },
+        { name: 'SpendLogByPayer1764500000000' },
       ]);
     } finally {
       await Promise.all(databases.map((database) => database.close()));

@@ -30,6 +30,7 @@ describe('PostgresSpendLog on embedded PGlite', () => {
         { name: 'SettlementLifecycle1764115200000' },
         { name: 'CreateOrgs1764300000000' },
         { name: 'CreateBudgets1764400000000' },
+        { name: 'SpendLogByPayer1764500000000' },
       ]);
     } finally {
       await second.close();

@@ -89,6 +89,12 @@ export class PostgresOrgStore extends OrgStore {
     return page(rows.map((row) => ({ ...row })));
   }
 
+  async hasTeamWallet(orgId: string, walletAddress: string): Promise<boolean> {
+    if (!UUID.test(orgId)) return false;
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM team_wallets w JOIN teams t ON t.id = w.team_id WHERE t.org_id = $1 AND w.wallet_address = $2 LIMIT 1', [orgId, walletAddress]);
+    return rows.length > 0;
+  }
+
   async issueKey(key: OrgApiKey, secretHash: Buffer, actor: Actor): Promise<void> {
     await this.change(actor, async (manager) => {
       await manager.insert(OrgApiKeyRow, { ...apiKey(key), secretHash });

@@ -8,12 +8,14 @@ import { BudgetStore } from '../../modules/orgs/ports/budget-store';
 import { BudgetReservations } from '../../modules/payments/ports/budget-reservations';
 import { Leases } from '../../modules/payments/ports/leases';
 import { ReceiptStore } from '../../modules/payments/ports/receipt-store';
+import { WalletUsage } from '../../modules/orgs/ports/wallet-usage';
 import { Database } from './database';
 import { PostgresBudgetReservations, PostgresBudgetStore } from './postgres-budgets';
 import { PostgresLeases } from './postgres-leases';
 import { PostgresOrgApiKeys, PostgresOrgStore } from './postgres-org-store';
 import { PostgresReceiptStore } from './postgres-receipt-store';
 import { PostgresSpendLog } from './postgres-spend-log';
+import { PostgresWalletUsage } from './postgres-wallet-usage';
 
 /** The storage ports on PostgreSQL (DATABASE_URL) or embedded PGlite (the default), over one migrated Database. */
 @Global()
@@ -32,8 +34,9 @@ export class PostgresStorageModule {
         { provide: OrgApiKeys, useFactory: (db: Database) => new PostgresOrgApiKeys(db.dataSource), inject: [Database] },
         { provide: BudgetStore, useFactory: (db: Database) => new PostgresBudgetStore(db.dataSource), inject: [Database] },
         { provide: BudgetReservations, useFactory: (db: Database) => new PostgresBudgetReservations(db.dataSource), inject: [Database] },
+        { provide: WalletUsage, useFactory: (db: Database) => new PostgresWalletUsage(db.dataSource), inject: [Database] },
       ],
-      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, BudgetStore, BudgetReservations],
+      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, BudgetStore, BudgetReservations, WalletUsage],
     };
   }
 }

@@ -2,13 +2,14 @@ import { Module } from '@nestjs/common';
 import { RouteLimitsModule } from '../rate-limits/http/route-limits.module';
 import { BudgetDirectory } from './application/budget-directory';
 import { OrgDirectory } from './application/org-directory';
+import { WalletStatsReader } from './application/wallet-stats-reader';
 import { OrgsController } from './http/orgs.controller';
-import { WalletBudgetsController } from './http/wallet-budgets.controller';
+import { WalletsController } from './http/wallets.controller';
 
 /** Enterprise management (spec 4.9): the org directory; its storage comes from the storage adapter module. */
 @Module({
   imports: [RouteLimitsModule],
-  controllers: [OrgsController, WalletBudgetsController],
-  providers: [OrgDirectory, BudgetDirectory],
+  controllers: [OrgsController, WalletsController],
+  providers: [OrgDirectory, BudgetDirectory, WalletStatsReader],
 })
 export class OrgsModule {}

@@ -83,6 +83,10 @@ export class OrgDirectory {
     return this.storage().listTeamWallets(team.id);
   }
 
+  hasTeamWallet(orgId: string, walletAddress: string): Promise<boolean> {
+    return this.storage().hasTeamWallet(orgId, walletAddress);
+  }
+
   async issueKey(caller: OrgCaller, orgId: string, name: string, role: OrgRole): Promise<IssuedKey> {
     await this.org(orgId);
     if (!mayManageKeyRole(caller.role, role)) throw notGrantable(`a ${caller.role} key cannot issue ${role} keys`);

@@ -1,6 +1,7 @@
 import type { AuditEntry, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../domain/org';
 import { formatUsdc } from '../../billing/domain/atomic-usdc';
 import type { BudgetState } from '../application/budget-directory';
+import type { UsageTotals, WalletStats } from '../domain/wallet-stats';
 import type { Page } from '../ports/org-store';
 
 /** The enterprise resources as the API shows them (spec 2.11): snake_case, ISO 8601 times. */
@@ -42,4 +43,13 @@ export const budgetView = ({ limits, spend }: BudgetState) => ({
   hourly_spend: formatUsdc(spend.hourly),
   daily_spend: formatUsdc(spend.daily),
   monthly_spend: formatUsdc(spend.monthly),
+});
+
+const totalsView = ({ requests, spendAtomic, tokens }: UsageTotals) => ({ requests, spend: formatUsdc(spendAtomic), tokens });
+
+/** Wallet stats: spend as 6-decimal USDC strings, days as UTC `YYYY-MM-DD`. */
+export const walletStatsView = (stats: WalletStats) => ({
+  ...totalsView(stats),
+  by_model: stats.byModel.map((group) => ({ model: group.model, ...totalsView(group) })),
+  by_day: stats.byDay.map((group) => ({ date: group.date, ...totalsView(group) })),
 });

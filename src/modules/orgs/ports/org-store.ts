@@ -40,6 +40,8 @@ export abstract class OrgStore {
   /** Throws AlreadyExists when the wallet is in the team already. */
   abstract addTeamWallet(orgId: string, wallet: TeamWallet, actor: Actor): Promise<void>;
   abstract listTeamWallets(teamId: string): Promise<Page<TeamWallet>>;
+  /** Whether any team of the org has the wallet. */
+  abstract hasTeamWallet(orgId: string, walletAddress: string): Promise<boolean>;
 
   /** Stores a new key by the SHA-256 of its secret. */
   abstract issueKey(key: OrgApiKey, secretHash: Buffer, actor: Actor): Promise<void>;

@@ -1,0 +1,53 @@
+import { Body, Controller, Get, Param, ParseIntPipe, Put, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { GatewayError } from '../../../errors/gateway-error';
+import { EnterpriseAuth } from '../../../http/enterprise-auth.guard';
+import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
+import { BudgetDirectory } from '../application/budget-directory';
+import { WalletStatsReader } from '../application/wallet-stats-reader';
+import { STATS_DAYS } from '../domain/wallet-stats';
+import { WALLET_ADDRESS } from '../domain/org';
+import { BudgetDto, budgetLimits } from './budget-dto';
+import { ENTERPRISE_RATE_LIMIT } from './orgs.controller';
+import { budgetView, walletStatsView } from './org-views';
+
+/** A payer wallet's own budget (spec 4.9: the admin token only; an org key is 403) and its stats. */
+@Controller('v1/wallets')
+@RouteRateLimit('enterprise', ENTERPRISE_RATE_LIMIT)
+export class WalletsController {
+  constructor(
+    private readonly budgets: BudgetDirectory,
+    private readonly statsReader: WalletStatsReader,
+  ) {}
+
+  @Put(':wallet/budget')
+  @EnterpriseAuth('admin-token')
+  async setBudget(@Param('wallet') wallet: string, @Body() body: BudgetDto) {
+    return budgetView(await this.budgets.setWalletBudget(walletOf(wallet), budgetLimits(body)));
+  }
+
+  @Get(':wallet/budget')
+  @EnterpriseAuth('admin-token')
+  async budget(@Param('wallet') wallet: string) {
+    return budgetView(await this.budgets.walletBudget(walletOf(wallet)));
+  }
+
+  /** Charged requests of the last `days` UTC days (1 to 90, default 30), today included. */
+  @Get(':wallet/stats')
+  @EnterpriseAuth('member')
+  async stats(@Req() req: Request, @Param('wallet') wallet: string, @Query('days', new ParseIntPipe({ optional: true, exceptionFactory: () => badDays() })) days = STATS_DAYS.default) {
+    if (days < STATS_DAYS.min || days > STATS_DAYS.max) throw badDays();
+    const caller = req.enterpriseCaller;
+    return walletStatsView(await this.statsReader.stats(caller?.kind === 'org-key' ? caller.orgId : null, walletOf(wallet), days));
+  }
+}
+
+function badDays(): GatewayError {
+  return new GatewayError('request.invalid_query', `days must be a whole number from ${STATS_DAYS.min} to ${STATS_DAYS.max}`);
+}
+
+/** A malformed wallet in a path is a 400, not a 404: the client wrote it wrong. */
+function walletOf(wallet: string): string {
+  if (!WALLET_ADDRESS.test(wallet)) throw new GatewayError('request.invalid_path', 'wallet must be a base58 address of 32 to 44 characters');
+  return wallet;
+}
