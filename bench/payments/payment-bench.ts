@@ -4,7 +4,9 @@
  * the local chain (verify, blockhash check, simulation, replay claim, receipt, provider, broadcast
  * and confirmation), sequential, everything in this process on loopback; and the JSON-RPC calls a
  * paid request makes, counted by a proxy in front of the chain (the blockhash tracker's polls
- * apart).   npm run bench:payments
+ * apart). With `--budget` the payer has a wallet budget, so every paid request also reserves
+ * against it (one transaction with a row lock) and converts the reservation at settlement.
+ *   npm run bench:payments [-- --quick] [-- --budget]
  */
 import { Keypair } from '@solana/web3.js';
 import { decodePaymentSignature } from '../../libs/x402';
@@ -17,6 +19,8 @@ import { percentiles } from '../harness/percentiles';
 import { startRpcFaultProxy } from '../../test/support/rpc-fault-proxy';
 
 const quick = process.argv.includes('--quick');
+const budgeted = process.argv.includes('--budget');
+const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const PAID_REQUESTS = quick ? 50 : 300;
 
 const RPC_METHODS = ['isBlockhashValid', 'simulateTransaction', 'getAccountInfo', 'sendTransaction', 'getSignatureStatuses', 'getLatestBlockhash', 'getEpochInfo', 'getBlockHeight'];
@@ -24,8 +28,23 @@ const RPC_METHODS = ['isBlockhashValid', 'simulateTransaction', 'getAccountInfo'
 async function main(): Promise<void> {
   const world = await startPaidWorld();
   const rpc = await startRpcFaultProxy(world.localnet.url);
-  const gateway = await startPaidGateway(world, { GW_LOG_LEVEL: 'silent', GW_STORAGE: undefined, GW_DATA_DIR: `${require('node:os').tmpdir()}/gw-bench-${process.pid}`, GW_SOLANA_RPC_URL: rpc.url });
+  const gateway = await startPaidGateway(world, {
+    GW_LOG_LEVEL: 'silent',
+    GW_STORAGE: undefined,
+    GW_DATA_DIR: `${require('node:os').tmpdir()}/gw-bench-${process.pid}`,
+    GW_SOLANA_RPC_URL: rpc.url,
+    GW_ADMIN_TOKEN: ADMIN_TOKEN,
+  });
   try {
+    if (budgeted) {
+      const res = await fetch(`${gateway.url}/v1/wallets/${world.payer.publicKey.toBase58()}/budget`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+        body: JSON.stringify({ hourly: 1_000, daily: 10_000, monthly: 100_000 }),
+      });
+      if (res.status !== 200) throw new Error(`setting the budget answered ${res.status}`);
+      console.log('the payer has a wallet budget: every paid request reserves against it');
+    }
     const { header, amount } = await quote(gateway, chatBody());
     const feePayers = new KeypairFeePayers([new Secret(world.feePayer.secretKey)]);
     const expectations = { payTo: world.recipient.publicKey.toBase58(), mint: world.mint.toBase58(), minimumAmount: amount, allowDurableNonce: false };
