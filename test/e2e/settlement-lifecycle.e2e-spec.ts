@@ -1,6 +1,8 @@
 import type { Keypair } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
-import { chatBody, postChat, type PaidWorld } from '../support/paid-gateway';
+import { formatUsdc } from '../../src/modules/billing/domain/atomic-usdc';
+import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
+import { chatBody, postChat, quote, specPaymentHeader, type PaidWorld } from '../support/paid-gateway';
 import { createTestDatabase } from '../support/postgres';
 import { startPrivateRedis } from '../support/private-redis';
 import type { RpcFaultProxy } from '../support/rpc-fault-proxy';
@@ -162,6 +164,33 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
     expect(changeSince(world, payer, before)).toEqual(chargedOnce(amount)); // rebroadcasts of the same bytes land once
     expect(world.upstreams.openai.requests).toHaveLength(1);
     await expectReplayRefused(gateway, body, payment, payer);
+  }, 20_000);
+
+  it('a budget reservation follows a pending settlement: held (so the budget admits no more) until the reconciler settles it, then counted as spend', async () => {
+    const gateway = await gatewayWith({ GW_SOLANA_RPC_URL: proxy.url, GW_SETTLEMENT_CONFIRM_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '1', GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    const body = chatBody();
+    const { payer, payment, amount } = await paidRequest(world, gateway, body);
+    const budgetPath = `${gateway.url}/v1/wallets/${payer.publicKey.toBase58()}/budget`;
+    const admin = { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+    const dailySpend = async () => ((await (await fetch(budgetPath, { headers: admin })).json()) as { daily_spend: string }).daily_spend;
+    // A budget of exactly one quote.
+    expect((await fetch(budgetPath, { method: 'PUT', headers: admin, body: JSON.stringify({ daily: Number(formatUsdc(amount)) }) })).status).toBe(200);
+    proxy.mode({ kind: 'silent', methods: ['getSignatureStatuses', 'getTransaction', 'getSignaturesForAddress'] });
+
+    const res = await postChat(gateway, body, { 'payment-signature': payment });
+    const raw = await res.text();
+    expect(res.status).toBe(200);
+    const path = receiptPathOf(res, raw);
+    expect(await fetchReceipt(gateway, path)).toMatchObject({ status: 'pending' });
+    expect(await dailySpend()).toBe(formatUsdc(0n));
+    const { header } = await quote(gateway, body);
+    const second = await postChat(gateway, body, { 'payment-signature': specPaymentHeader(world, header, { payer }) });
+    expect(second.status).toBe(400);
+    expect(((await second.json()) as { error: { code: string } }).error.code).toBe('budget.exceeded');
+
+    proxy.mode({ kind: 'pass' });
+    await receiptWhen(gateway, path, (r) => r.status === 'settled', 5_000);
+    expect(await dailySpend()).toBe(formatUsdc(amount));
   }, 20_000);
 
   it('row 4: a JSON answer whose confirmation is slower than GW_REQUEST_TIMEOUT_SECS is a 200, never a 408; charged once', async () => {
