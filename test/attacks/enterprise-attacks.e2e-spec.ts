@@ -1,7 +1,6 @@
-import type { RunningGateway } from '../../src/gateway';
-import { startTestGateway, TEST_ADMIN_TOKEN } from '../support/gateway-harness';
+import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
 import { serviceAvailable } from '../support/services';
-import { pgliteStorage, postgresStorage, type TestStorage } from '../support/storage-env';
+import { gatewayOnStorage, pgliteStorage, postgresStorage, type TestStorage } from '../support/storage-env';
 
 /**
  * Adversarial review of the enterprise API (docs/decisions.md, "Enterprise"). Every test here
@@ -15,22 +14,12 @@ interface Answer {
 }
 
 function attacks(storage: () => Promise<TestStorage>): void {
-  let gateway: RunningGateway;
-  let drop: () => Promise<void>;
-  beforeAll(async () => {
-    const opened = await storage();
-    drop = opened.drop;
-    gateway = await startTestGateway({ ...opened.env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await drop();
-  });
+  const gatewayOf = gatewayOnStorage(storage, { GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
 
   async function call(method: string, path: string, token?: string, body?: unknown): Promise<Answer> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
-    const res = await fetch(`${gateway.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${gatewayOf().url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
 
@@ -84,14 +73,10 @@ describe('enterprise attacks on embedded PGlite', () => {
   attacks(pgliteStorage);
 
   describe('revoked-key race', () => {
-    let gateway: RunningGateway;
-    beforeAll(async () => {
-      gateway = await startTestGateway({ ...(await pgliteStorage()).env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
-    });
-    afterAll(async () => gateway.close());
+    const gatewayOf = gatewayOnStorage(pgliteStorage, { GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
 
     async function call(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
-      const res = await fetch(`${gateway.url}${path}`, {
+      const res = await fetch(`${gatewayOf().url}${path}`, {
         method,
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
         body: body === undefined ? undefined : JSON.stringify(body),

@@ -155,7 +155,7 @@ describeWithServices(`budgets under fire: parallel paid requests across two inst
     const counts = tally(outcomes);
 
     expect(counts).toEqual({ '200': N, '400 budget.exceeded': 60 - N });
-    for (const refusal of outcomes.filter((o) => o.status !== 200)) expect(refusal.message).toMatch(/^budget exceeded for wallet \w+: the daily budget of team burst has/);
+    for (const refusal of outcomes.filter((o) => o.status !== 200)) expect(refusal.message).toMatch(/^budget exceeded for wallet \w+: the daily budget of a team it is in has/);
     expect(world.upstreams.openai.requests).toHaveLength(N);
 
     const expected = BigInt(N) * amount;

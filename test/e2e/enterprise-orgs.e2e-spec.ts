@@ -1,7 +1,7 @@
 import type { RunningGateway } from '../../src/gateway';
 import { startTestGateway, TEST_ADMIN_TOKEN } from '../support/gateway-harness';
 import { serviceAvailable } from '../support/services';
-import { pgliteStorage, postgresStorage, type TestStorage } from '../support/storage-env';
+import { gatewayOnStorage, pgliteStorage, postgresStorage, type TestStorage } from '../support/storage-env';
 
 const OWNER = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
 const ALICE = '7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV';
@@ -24,19 +24,8 @@ function client(gateway: () => RunningGateway) {
 }
 
 function enterpriseRoutes(storage: () => Promise<TestStorage>): void {
-  let gateway: RunningGateway;
-  let drop: () => Promise<void>;
-  const call = client(() => gateway);
-  beforeAll(async () => {
-    const opened = await storage();
-    drop = opened.drop;
-    // The suite makes more enterprise requests in a minute than the default limit admits.
-    gateway = await startTestGateway({ ...opened.env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN, GW_ENTERPRISE_RATE_LIMIT: '10000' });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await drop();
-  });
+  const gatewayOf = gatewayOnStorage(storage, { GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN, GW_ENTERPRISE_RATE_LIMIT: '10000' });
+  const call = client(gatewayOf);
 
   /** A new org owned by OWNER, and keys of each role for it. */
   async function orgWithKeys(): Promise<{ orgId: string; owner: string; admin: string; member: string }> {

@@ -203,7 +203,8 @@ function limitsView(teamId: string, limits: BudgetLimits) {
 function exceeded(payerWallet: string, window: BudgetWindow, teamName: string | null, limit: bigint, spent: bigint, amountAtomic: bigint): GatewayError {
   // A lowered limit can sit below what the window already used: nothing is left, never a negative amount.
   const left = spent >= limit ? 0n : limit - spent;
-  const owner = teamName === null ? 'the wallet' : `team ${teamName}`;
+  // A team is named only as such: the payer may be in a team of an org it has never dealt with.
+  const owner = teamName === null ? 'the wallet' : 'a team it is in';
   return new GatewayError(
     'budget.exceeded',
     `budget exceeded for wallet ${payerWallet}: the ${window} budget of ${owner} has ${formatUsdc(left)} left of ${formatUsdc(limit)} and this request pays ${formatUsdc(amountAtomic)}`,

@@ -2,6 +2,9 @@ import { IsOptional, Validate, ValidatorConstraint, type ValidatorConstraintInte
 import { parseUsdc } from '../../billing/domain/atomic-usdc';
 import { BUDGET_WINDOWS, type BudgetLimits } from '../domain/budget';
 
+/** What a bigint column holds: 9,223,372,036,854.775807 USDC. */
+const MAX_LIMIT_ATOMIC = 2n ** 63n - 1n;
+
 /**
  * A USDC amount as a JSON number with at most 6 decimals. A JSON number arrives as a double, whose
  * shortest decimal form is what the client wrote for every amount of 15 significant digits or
@@ -10,11 +13,13 @@ import { BUDGET_WINDOWS, type BudgetLimits } from '../domain/budget';
 @ValidatorConstraint({ name: 'usdcAmount' })
 class UsdcAmount implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    return typeof value === 'number' && Number.isFinite(value) && parseUsdc(String(value)) !== null;
+    if (typeof value !== 'number' || !Number.isFinite(value)) return false;
+    const atomic = parseUsdc(String(value));
+    return atomic !== null && atomic <= MAX_LIMIT_ATOMIC;
   }
 
   defaultMessage(): string {
-    return '$property must be a non-negative number of USDC with at most 6 decimals';
+    return '$property must be a non-negative number of USDC with at most 6 decimals, below 9.2e12';
   }
 }
 
