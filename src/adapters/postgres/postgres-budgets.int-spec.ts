@@ -162,7 +162,7 @@ function budgetsSuite(open: () => Promise<{ dataSource: DataSource; close: () =>
 
     const refusedId = randomUUID();
     const refused = await reservations.reserve(refusedId, payer, A);
-    expect(refused?.message).toBe(refusal(payer, 'hourly', 'team Research', '0.000000', '0.300000'));
+    expect(refused?.message).toBe(refusal(payer, 'hourly', 'a team it is in', '0.000000', '0.300000'));
     expect(await linesOf(dataSource, refusedId)).toEqual([]);
     // The wallet's and Ops' budgets, which had room, still hold only the first reservation.
     const untouched = (await dataSource.query('SELECT receipt_id FROM budget_reservations WHERE budget_id IN (SELECT id FROM budgets WHERE wallet_address = $1 OR team_id = $2)', [
@@ -170,7 +170,7 @@ function budgetsSuite(open: () => Promise<{ dataSource: DataSource; close: () =>
       ops.id,
     ])) as unknown[];
     expect(untouched).toEqual([{ receipt_id: first }, { receipt_id: first }]);
-    expect((await reservations.reserve(randomUUID(), teammate, A))?.message).toBe(refusal(teammate, 'hourly', 'team Research', '0.000000', '0.300000'));
+    expect((await reservations.reserve(randomUUID(), teammate, A))?.message).toBe(refusal(teammate, 'hourly', 'a team it is in', '0.000000', '0.300000'));
   });
 
   it('names what is left when the request pays more than it', async () => {
