@@ -58,8 +58,8 @@ export interface ServedChat {
   model: CatalogModel;
   fallback: boolean;
   cache: 'hit' | 'miss';
-  /** What the answering provider dropped or rewrote; absent when no provider was called. */
-  adjustments?: RequestAdjustments;
+  /** What the answering provider dropped or rewrote (asked only for the debug headers); absent when no provider was called. */
+  adjustments?: () => RequestAdjustments;
   body: { kind: 'json'; completion: ChatCompletion } | { kind: 'stream'; chunks: AsyncIterable<ChatCompletionChunk> };
 }
 
@@ -77,7 +77,7 @@ interface PaidSource {
   candidate: PricedCandidate;
   fallback: boolean;
   cache: ServedChat['cache'];
-  adjustments?: RequestAdjustments;
+  adjustments?: () => RequestAdjustments;
   /** The cache key to keep a whole answer under: the primary candidate's, on a miss. */
   cacheable: string | null;
 }

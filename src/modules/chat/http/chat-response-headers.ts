@@ -26,8 +26,9 @@ export function setDebugHeaders(res: Response, plan: ChatPlan, startedAt: number
   res.setHeader('X-Gw-Provider', model.provider);
   if (served) res.setHeader('X-Gw-Cache', served.cache);
   // What the answering provider did not take as written (docs/decisions.md, "Provider capabilities").
-  if (served?.adjustments?.dropped.length) res.setHeader('X-Gw-Params-Dropped', served.adjustments.dropped.join(', '));
-  if (served?.adjustments?.rewritten.length) res.setHeader('X-Gw-Params-Rewritten', served.adjustments.rewritten.join(', '));
+  const adjustments = served?.adjustments?.();
+  if (adjustments?.dropped.length) res.setHeader('X-Gw-Params-Dropped', adjustments.dropped.join(', '));
+  if (adjustments?.rewritten.length) res.setHeader('X-Gw-Params-Rewritten', adjustments.rewritten.join(', '));
   if (paymentStatus) res.setHeader('X-Gw-Payment-Status', paymentStatus);
   res.setHeader('X-Gw-Token-Estimate-In', String(plan.inputTokens));
   res.setHeader('X-Gw-Token-Estimate-Out', String(primary.outputTokens));

@@ -19,8 +19,8 @@ export interface Dispatched {
   /** Which target answered. */
   index: number;
   reply: StartedReply;
-  /** What the answering provider dropped or rewrote of the request. */
-  adjustments: RequestAdjustments;
+  /** What the answering provider dropped or rewrote of the request: worked out only when asked (the debug headers). */
+  adjustments: () => RequestAdjustments;
 }
 
 /** Statuses worth one more try on the same candidate: a hiccup rather than an outage or a refusal. */
@@ -52,7 +52,7 @@ export class UpstreamDispatcher {
       for (let attempt = 0; attempt < 2; attempt++) {
         if (!entry.breaker.tryAcquire()) break;
         try {
-          return { index, reply: await this.start(entry, target.call, signal), adjustments: entry.provider.adjustments(target.call) };
+          return { index, reply: await this.start(entry, target.call, signal), adjustments: () => entry.provider.adjustments(target.call) };
         } catch (err) {
           if (signal.aborted || !(err instanceof UpstreamError)) {
             entry.breaker.abandoned();
