@@ -32,7 +32,16 @@ class ToolSeamController {
       res.status(402).setHeader('PAYMENT-REQUIRED', challenge.header);
       return challenge.body;
     }
-    const payment = await this.payments.accept(header, { path: SEAM_PATH, quote: PRICE.total, requestId: crypto.randomUUID(), clientAddress: '127.0.0.1', model: null, budgetedPayers: 'refuse' });
+    const attempt = await this.payments.countAttempt('127.0.0.1');
+    const payment = await this.payments.accept(header, {
+      path: SEAM_PATH,
+      quote: PRICE.total,
+      requestId: crypto.randomUUID(),
+      clientAddress: '127.0.0.1',
+      attempt,
+      model: null,
+      budgetedPayers: 'refuse',
+    });
     await payment.release();
     return { accepted: true };
   }

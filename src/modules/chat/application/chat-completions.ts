@@ -4,7 +4,7 @@ import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import { BackgroundTasks } from '../../../core/background-tasks';
 import { SpendLog } from '../../billing/ports/spend-log';
-import { ExactPayments } from '../../payments/application/exact-payments';
+import { ExactPayments, type CountedAttempt } from '../../payments/application/exact-payments';
 import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
 import { PaymentChallenges, type Challenge } from '../../payments/application/payment-challenges';
 import type { AcceptedPayment } from '../../payments/application/accepted-payment';
@@ -125,22 +125,24 @@ export class ChatCompletions {
   async handle(request: ChatRequest, caller: ChatCaller): Promise<ChatOutcome> {
     const charge = this.planner.charge(request);
     const freeWindow = charge === 'free' ? await this.freeTier.admit(caller.clientAddress) : null;
-    if (charge !== 'free') await this.admitUnpaid(caller);
+    const attempt = charge !== 'free' ? await this.admitUnpaid(caller) : null;
     const plan = this.planner.plan(request);
     if (quoteOf(plan).total === 0n) return this.serveFree(plan, caller, freeWindow ?? (await this.freeTier.admit(caller.clientAddress)));
     this.inspect(plan);
     if (caller.paymentHeader === undefined) return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY) };
-    return this.servePaid(plan, caller, caller.paymentHeader);
+    return this.servePaid(plan, caller, caller.paymentHeader, attempt ?? (await this.payments.countAttempt(caller.clientAddress)));
   }
 
   /**
    * Spec 8's per-IP buckets for a request not paid yet: a quote counts in the client's paid
    * bucket, a payment-bearing request (a replay or a redelivery too) as a payment attempt; the
-   * wallet's own limit follows once its signature verifies.
+   * wallet's own limit follows once its signature verifies. The attempt is what `accept` needs.
    */
-  private admitUnpaid(caller: ChatCaller): Promise<RateDecision> {
+  private async admitUnpaid(caller: ChatCaller): Promise<CountedAttempt | null> {
     const { clientAddress } = caller;
-    return caller.paymentHeader === undefined ? this.paidRateLimit.admitClient(clientAddress) : this.paidRateLimit.admitAttempt(clientAddress);
+    if (caller.paymentHeader !== undefined) return this.payments.countAttempt(clientAddress);
+    await this.paidRateLimit.admitClient(clientAddress);
+    return null;
   }
 
   /**
@@ -149,12 +151,19 @@ export class ChatCompletions {
    * its first content; a JSON answer is sent once it and the confirmation are in. A used payment
    * whose client left early may get its answer again (redelivery).
    */
-  private async servePaid(plan: ChatPlan, caller: ChatCaller, header: string): Promise<ChatOutcome> {
+  private async servePaid(plan: ChatPlan, caller: ChatCaller, header: string, attempt: CountedAttempt): Promise<ChatOutcome> {
     const quote = quoteOf(plan);
     const verifying = performance.now();
     let payment: AcceptedPayment;
     try {
-      payment = await this.payments.accept(header, { path: CHAT_PATH, quote: quote.total, requestId: caller.requestId, clientAddress: caller.clientAddress, model: plan.candidates[0].model.id });
+      payment = await this.payments.accept(header, {
+        path: CHAT_PATH,
+        quote: quote.total,
+        requestId: caller.requestId,
+        clientAddress: caller.clientAddress,
+        attempt,
+        model: plan.candidates[0].model.id,
+      });
     } catch (err) {
       if (err instanceof PaymentReplayed) {
         const again = await this.generations.redeliver(err.replayKey, requestFingerprint(plan.request));

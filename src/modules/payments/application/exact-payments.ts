@@ -25,6 +25,23 @@ import { SourceExposure, type BalanceRead } from './source-exposure';
 export const MAX_PAYMENT_HEADER_BYTES = 50 * 1024;
 
 /** What the paid request is, as the caller (chat, a tool, A2A) knows it. */
+/** Only ExactPayments.countAttempt can make a CountedAttempt: nothing outside this file can name it. */
+const COUNTED: unique symbol = Symbol('countedAttempt');
+
+/**
+ * Proof that a payment-bearing request was counted against its client address's attempt window
+ * before any work was spent on it (docs/decisions.md, "Limits before the work"). `accept()` takes
+ * no payment without one, so no surface (chat, tools, A2A) can skip the limit.
+ */
+export class CountedAttempt {
+  constructor(
+    token: typeof COUNTED,
+    readonly clientAddress: string,
+  ) {
+    if (token !== COUNTED) throw new TypeError('a CountedAttempt comes from ExactPayments.countAttempt');
+  }
+}
+
 export interface PaymentContext {
   /** The endpoint path the payment must name as its resource. */
   path: string;
@@ -32,6 +49,8 @@ export interface PaymentContext {
   quote: bigint;
   requestId: string;
   clientAddress: string;
+  /** The attempt, counted by `countAttempt` for this client address before the caller's own work. */
+  attempt: CountedAttempt;
   /** The quoted model, for the receipt (null on tools). */
   model: string | null;
   /**
@@ -45,7 +64,8 @@ export interface PaymentContext {
 /**
  * The `exact` scheme up to the point of serving (docs/decisions.md, "Order of checks"): header
  * size, decode, resource and `accepted` against the challenge, scheme against payload, the
- * transaction's own checks, the payment-attempt limit per client address, replay look-up, the
+ * transaction's own checks (the payment-attempt limit per client address was counted before, by
+ * `countAttempt`, which every caller must do: `attempt` proves it), replay look-up, the
  * sponsorship bounds of the payment itself, the paid rate limit (keyed on the wallet whose signature
  * just verified), blockhash life, simulation, the atomic replay claim, the source's exposure, the
  * sponsored fee's window charge, the budget reservation, the pending receipt (the durable claim).
@@ -78,7 +98,14 @@ export class ExactPayments {
     this.minBlockhashLifeMs = config.settlement.minBlockhashLifeMs;
   }
 
+  /** The payment-attempt limit per client address: a replay or a redelivery counts too; past it, 429. */
+  async countAttempt(clientAddress: string): Promise<CountedAttempt> {
+    await this.rateLimit.admitAttempt(clientAddress);
+    return new CountedAttempt(COUNTED, clientAddress);
+  }
+
   async accept(header: string, context: PaymentContext): Promise<AcceptedPayment> {
+    if (context.attempt.clientAddress !== context.clientAddress) throw new TypeError('the attempt was counted for another client address');
     try {
       const payment = await this.acceptChecked(header, context);
       this.metrics.payment('accepted');
@@ -120,7 +147,11 @@ export class ExactPayments {
     try {
       receipt = await this.writeReceipt(receiptId, transfer, transaction, context, payload);
     } catch (err) {
-      await Promise.all([this.budgets.follow(receiptId, 'not_charged'), releaseHolds()]);
+      // A reservation that cannot be released now lapses on its own (no receipt): it must not keep the claim.
+      const released = this.budgets
+        .follow(receiptId, 'not_charged')
+        .catch((followErr: unknown) => this.logger.error({ err: followErr, receipt: receiptId }, 'budget reservation not released; it lapses without a receipt'));
+      await Promise.all([released, releaseHolds()]);
       // Another instance holds this payment's durable claim, whatever the replay store said: its claim stays.
       if (err instanceof PaymentAlreadyHeld) throw paymentErrors.replayed(transfer.replayKey);
       await this.replay.release(transfer.replayKey);
