@@ -4,6 +4,7 @@ import { SettlementLifecycle1764115200000 } from './1764115200000-settlement-lif
 import { CreateOrgs1764300000000 } from './1764300000000-create-orgs';
 import { CreateBudgets1764400000000 } from './1764400000000-create-budgets';
 import { SpendLogByPayer1764500000000 } from './1764500000000-spend-log-by-payer';
+import { CreateServices1764600000000 } from './1764600000000-create-services';
 
 /** Every migration, oldest first. Listed rather than globbed so tests (TS) and the build (JS) load the same set. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   CreateOrgs1764300000000,
   CreateBudgets1764400000000,
   SpendLogByPayer1764500000000,
+  CreateServices1764600000000,
 ];

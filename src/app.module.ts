@@ -7,6 +7,7 @@ import { MemoryStorageModule } from './adapters/memory/memory-storage.module';
 import { PostgresStorageModule } from './adapters/postgres/postgres-storage.module';
 import { RedisStateModule } from './adapters/redis/redis-state.module';
 import { SolanaModule } from './adapters/solana/solana.module';
+import { ToolsUpstreamsModule } from './adapters/tools/tools-upstreams.module';
 import type { GatewayConfig } from './config/gateway-config';
 import { BodyLimits, ROUTE_BODY_LIMITS } from './http/body-limits';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
@@ -17,6 +18,8 @@ import { createRootLogger } from './logging/root-logger';
 import { ChatModule } from './modules/chat/chat.module';
 import { OpsModule } from './modules/ops/ops.module';
 import { OrgsModule } from './modules/orgs/orgs.module';
+import type { HostResolver } from './modules/tools/ports/host-resolver';
+import { ToolsModule } from './modules/tools/tools.module';
 
 export interface GatewayOptions {
   /** Further modules to mount (the test suites add their own routes this way). */
@@ -25,6 +28,8 @@ export interface GatewayOptions {
   bodyLimits?: Readonly<Record<string, number>>;
   /** Where logs go instead of stdout. */
   logDestination?: DestinationStream;
+  /** A name resolver in place of the system's, for the SSRF checks (tests change its answers). */
+  hostResolver?: HostResolver;
 }
 
 /**
@@ -32,12 +37,13 @@ export interface GatewayOptions {
  * technology"). Each of these modules is global and provides the ports it implements, so feature
  * modules inject ports without naming an adapter.
  */
-function adapterModules(config: GatewayConfig): NonNullable<ModuleMetadata['imports']> {
+function adapterModules(config: GatewayConfig, options: GatewayOptions): NonNullable<ModuleMetadata['imports']> {
   return [
     config.storage.kind === 'none' ? MemoryStorageModule : PostgresStorageModule.forRoot(config.storage),
     config.redisUrl ? RedisStateModule.forRoot(config.redisUrl) : MemoryStateModule,
     SolanaModule,
     LlmModule,
+    ToolsUpstreamsModule.forRoot(options.hostResolver),
   ];
 }
 
@@ -49,11 +55,12 @@ export class AppModule {
       imports: [
         LoggingModule.forRoot(createRootLogger(config, options.logDestination)),
         CoreModule.forRoot(config),
-        ...adapterModules(config),
+        ...adapterModules(config, options),
         HttpEdgeModule.forRoot(new BodyLimits({ ...ROUTE_BODY_LIMITS, ...options.bodyLimits })),
         OpsModule,
         ChatModule,
         OrgsModule,
+        ToolsModule,
         ...(options.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],

@@ -1,5 +1,6 @@
 import type { ProviderName } from '../modules/providers/domain/provider-name';
 import type { Catalog } from '../modules/routing/domain/catalog';
+import type { ServiceEntry } from '../modules/tools/domain/service-entry';
 import type { Secret } from './secret';
 
 export type GatewayEnv = 'development' | 'production';
@@ -85,6 +86,24 @@ export interface LimitsConfig {
   cacheTtlSecs: number;
 }
 
+/** The paid tools, the service registry and the SSRF guard (the `GW_SEARCH_`, `GW_PRICE_`, `GW_SERVICES_FILE`, `GW_SSRF_` variables). */
+export interface ToolsConfig {
+  /** Tavily-format search API origin (GW_SEARCH_BASE_URL); the adapter appends `/search`. */
+  searchBaseUrl: string;
+  /** GW_SEARCH_API_KEY; null turns the search tool off (503). */
+  searchApiKey: Secret | null;
+  /** Jupiter-format price API origin (GW_PRICE_BASE_URL); the adapter appends `/price/v3`. */
+  priceBaseUrl: string;
+  /** Bounds each call to a tool upstream or a proxied service (GW_TOOL_TIMEOUT_SECS). */
+  timeoutMs: number;
+  /** The registry file's entries: catalog/services.json, or GW_SERVICES_FILE. */
+  services: readonly ServiceEntry[];
+  /** Test-only: CIDRs the SSRF guard lets through (GW_SSRF_ALLOW_CIDRS; refused in production). */
+  ssrfAllowCidrs: readonly string[];
+  /** Test-only: PEM of an extra CA trusted for external services (GW_EXTRA_CA_FILE; refused in production). */
+  extraCaPem: string | null;
+}
+
 /**
  * The validated configuration (the variables the README lists). An abstract class so that it can be
  * the DI token; `loadConfig` produces the value from the environment.
@@ -107,4 +126,5 @@ export abstract class GatewayConfig {
   abstract readonly sessionSecret: Secret<Uint8Array>;
   /** Models, aliases and profiles: catalog/catalog.json, or GW_CATALOG_FILE. */
   abstract readonly catalog: Catalog;
+  abstract readonly tools: ToolsConfig;
 }

@@ -9,6 +9,7 @@ import { ConfigError, EnvReader } from './env-reader';
 import type { GatewayConfig, GatewayEnv, LogLevel, ProviderEndpoint, StorageConfig } from './gateway-config';
 import { ensureLocalRecipientWallet } from './local-recipient-wallet';
 import { Secret } from './secret';
+import { readToolsConfig } from './tools-config';
 
 export const SOLANA_MAINNET_NETWORK = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 export const SOLANA_MAINNET_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -125,6 +126,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
     },
     sessionSecret: readSessionSecret(read),
     catalog: readCatalog(read),
+    tools: readToolsConfig(read, gatewayEnv),
   };
   return { config, notices };
 }

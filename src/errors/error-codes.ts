@@ -4,6 +4,11 @@ interface ErrorCodeEntry {
   readonly type: ErrorType;
   /** One line for the README's table of codes, which a spec keeps equal to this catalogue. */
   readonly meaning: string;
+  /**
+   * The body the client gets instead of the envelope: `{"error": <staticBody>}` (spec 7: the
+   * tool endpoints' static 502 bodies). The code still goes to the logs and metrics.
+   */
+  readonly staticBody?: string;
 }
 
 /**
@@ -93,6 +98,27 @@ export const ERROR_CODES = {
   'receipt.not_found': { type: 'not_found', meaning: 'no receipt has this id (unknown and malformed ids alike)' },
   'receipt.storage_not_configured': { type: 'service_unavailable', meaning: 'receipt storage is not configured' },
   'receipt.storage_unavailable': { type: 'service_unavailable', meaning: 'receipt storage is unavailable; the payment was not used' },
+  'tools.not_configured': { type: 'service_unavailable', meaning: 'the tool is off: its registry entry is missing or unpriced, or (search) GW_SEARCH_API_KEY is unset' },
+  'tools.search_provider_error': {
+    type: 'provider_error',
+    meaning: 'the search upstream failed after the payment settled; charged, with the receipt (body: {"error": "search provider error"})',
+    staticBody: 'search provider error',
+  },
+  'tools.price_provider_error': {
+    type: 'provider_error',
+    meaning: 'the price upstream failed after the payment settled; charged, with the receipt (body: {"error": "price provider error"})',
+    staticBody: 'price provider error',
+  },
+  'services.endpoint_refused': { type: 'bad_request', meaning: 'a service endpoint is not an https URL whose every address is public (SSRF rules); checked at registration and at proxy time' },
+  'services.already_exists': { type: 'conflict', meaning: 'a service with this id is already in the registry' },
+  'services.not_found': { type: 'not_found', meaning: 'no registered external service with this id is proxied by the gateway' },
+  'services.not_proxied': { type: 'bad_request', meaning: 'the service takes x402 payments itself: pay it directly at its endpoint' },
+  'services.not_priced': { type: 'service_unavailable', meaning: 'the external service has no price, so the gateway cannot sell calls to it' },
+  'services.storage_not_configured': { type: 'service_unavailable', meaning: 'registering services needs storage, and GW_STORAGE is none' },
+  'services.storage_unavailable': { type: 'service_unavailable', meaning: 'the registry storage could not be read or written' },
+  'services.proxy_refused': { type: 'provider_error', meaning: 'the service endpoint now fails the SSRF rules; refused at proxy time (before payment: nothing charged)' },
+  'services.upstream_failed': { type: 'provider_error', meaning: 'the proxied service failed or answered a non-2xx status after the payment settled; charged, with the receipt' },
+  'services.upstream_payment_required': { type: 'provider_error', meaning: 'the proxied service answered 402; the gateway never pays an upstream (charged, with the receipt)' },
   'server.internal_error': { type: 'internal_error', meaning: 'an unexpected failure inside the gateway' },
   'server.overloaded': { type: 'service_unavailable', meaning: 'GW_MAX_CONCURRENT_REQUESTS requests are already in flight' },
   'server.shutting_down': { type: 'service_unavailable', meaning: 'the gateway is shutting down; a payment not yet broadcast was not used' },

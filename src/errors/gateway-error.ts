@@ -10,6 +10,7 @@ export type ErrorType =
   | 'unauthorized'
   | 'invalid_payment'
   | 'forbidden'
+  | 'conflict'
   | 'not_found'
   | 'model_not_found'
   | 'request_timeout'

@@ -6,7 +6,11 @@ export const ROUTE_BODY_LIMITS: Readonly<Record<string, number>> = {
   '/v1/solana/price': 16 * 1024,
 };
 
-/** Body size limits by exact path. Limits apply before routing, when the body is read. */
+/** A call proxied to a registered service (`/v1/services/{id}/proxy`): 1 MiB, far above an API call, far below chat's 10 MB. */
+const PROXY_PATH = /^\/v1\/services\/[a-z0-9-]{1,64}\/proxy$/;
+export const PROXY_BODY_LIMIT = 1024 * 1024;
+
+/** Body size limits by exact path (and the proxy's paths). Limits apply before routing, when the body is read. */
 export class BodyLimits {
   private readonly byPath: ReadonlyMap<string, number>;
 
@@ -18,6 +22,6 @@ export class BodyLimits {
   }
 
   limitFor(path: string): number {
-    return this.byPath.get(path) ?? this.fallback;
+    return this.byPath.get(path) ?? (PROXY_PATH.test(path) ? PROXY_BODY_LIMIT : this.fallback);
   }
 }

@@ -4,6 +4,7 @@ import { AppLogger } from '../logging/app-logger';
 import { GatewayError } from '../errors/gateway-error';
 import { asGatewayError, failResponse, INTERNAL_ERROR_MESSAGE } from './error-response';
 import { requestPath } from './request-context';
+import { VerbatimResponse } from './verbatim-response';
 
 /**
  * The one place errors become responses: every error, framework ones included, leaves as
@@ -22,6 +23,11 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     if (req.gw?.signal.aborted && (res.writableEnded || res.destroyed)) {
       // The request already ended (timed out and answered, or its client left): this is its abandoned work failing late.
       this.logger.debug({ err: exception }, 'error after the request ended');
+      return;
+    }
+    if (exception instanceof VerbatimResponse && !res.headersSent) {
+      for (const [name, value] of Object.entries(exception.headers)) res.setHeader(name, value);
+      res.status(exception.status).json(exception.body);
       return;
     }
     let error = asGatewayError(exception, req.method, requestPath(req));

@@ -1,6 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import type { Response } from 'express';
-import type { ErrorCode } from '../errors/error-codes';
+import { ERROR_CODES, type ErrorCode } from '../errors/error-codes';
 import { GatewayError, type ErrorType } from '../errors/gateway-error';
 
 export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
@@ -8,6 +8,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   unauthorized: 401,
   invalid_payment: 402,
   forbidden: 403,
+  conflict: 409,
   not_found: 404,
   model_not_found: 404,
   request_timeout: 408,
@@ -68,7 +69,9 @@ function httpExceptionMessage(exception: HttpException): string {
  * The envelope of spec 2.12 with `code` beside `type` and `message`, as OpenAI's envelope has one
  * (docs/decisions.md, "Stable error codes").
  */
-export function errorBody(error: GatewayError): { error: { type: ErrorType; message: string; code: ErrorCode } } {
+export function errorBody(error: GatewayError): { error: { type: ErrorType; message: string; code: ErrorCode } } | { error: string } {
+  const entry = ERROR_CODES[error.code];
+  if ('staticBody' in entry) return { error: entry.staticBody };
   return { error: { type: error.type, message: error.message, code: error.code } };
 }
 

@@ -5,14 +5,23 @@ import { startAnthropicFake } from '../fakes/anthropic-fake';
 import type { Fake } from '../fakes/fake-server';
 import { startGeminiFake } from '../fakes/gemini-fake';
 import { startOpenAiFake } from '../fakes/openai-fake';
+import { startJupiterFake, type JupiterFake } from '../fakes/jupiter-fake';
+import { startTavilyFake, type TavilyFake } from '../fakes/tavily-fake';
 import { tempDir } from './gateway-harness';
 
-/** One fake server per provider the tests talk to (xAI and DeepSeek share OpenAI's wire format and fake). */
+/** The search API key the Tavily fake accepts. */
+export const TEST_SEARCH_KEY = 'tvly-test-key-0123456789';
+/** A mint the Jupiter fake has no price for. */
+export const UNPRICED_MINT = 'UnpricedMint1111111111111111111111111111111';
+
+/** One fake server per provider the tests talk to (xAI and DeepSeek share OpenAI's wire format and fake), and one per tool upstream. */
 export interface Upstreams {
   openai: Fake;
   anthropic: Fake;
   google: Fake;
   nvidia: Fake;
+  tavily: TavilyFake;
+  jupiter: JupiterFake;
   /** Gateway environment pointing every provider at its fake, with keys set. */
   env: Record<string, string>;
   resetAll(): void;
@@ -20,13 +29,22 @@ export interface Upstreams {
 }
 
 export async function startUpstreams(): Promise<Upstreams> {
-  const [openai, anthropic, google, nvidia] = await Promise.all([startOpenAiFake(), startAnthropicFake(), startGeminiFake(), startOpenAiFake()]);
-  const fakes = [openai, anthropic, google, nvidia];
+  const [openai, anthropic, google, nvidia, tavily, jupiter] = await Promise.all([
+    startOpenAiFake(),
+    startAnthropicFake(),
+    startGeminiFake(),
+    startOpenAiFake(),
+    startTavilyFake({ apiKey: TEST_SEARCH_KEY }),
+    startJupiterFake({ unknown: [UNPRICED_MINT] }),
+  ]);
+  const fakes = [openai, anthropic, google, nvidia, tavily, jupiter];
   return {
     openai,
     anthropic,
     google,
     nvidia,
+    tavily,
+    jupiter,
     env: {
       OPENAI_API_KEY: 'sk-test-openai',
       ANTHROPIC_API_KEY: 'sk-test-anthropic',
@@ -36,6 +54,9 @@ export async function startUpstreams(): Promise<Upstreams> {
       GW_ANTHROPIC_BASE_URL: anthropic.url,
       GW_GOOGLE_BASE_URL: google.url,
       GW_NVIDIA_BASE_URL: nvidia.url,
+      GW_SEARCH_BASE_URL: tavily.url,
+      GW_SEARCH_API_KEY: TEST_SEARCH_KEY,
+      GW_PRICE_BASE_URL: jupiter.url,
     },
     resetAll: () => fakes.forEach((fake) => fake.reset()),
     close: async () => void (await Promise.all(fakes.map((fake) => fake.close()))),

@@ -9,11 +9,13 @@ import { BudgetReservations } from '../../modules/payments/ports/budget-reservat
 import { Leases } from '../../modules/payments/ports/leases';
 import { ReceiptStore } from '../../modules/payments/ports/receipt-store';
 import { WalletUsage } from '../../modules/orgs/ports/wallet-usage';
+import { ServiceStore } from '../../modules/tools/ports/service-store';
 import { Database } from './database';
 import { PostgresBudgetReservations, PostgresBudgetStore } from './postgres-budgets';
 import { PostgresLeases } from './postgres-leases';
 import { PostgresOrgApiKeys, PostgresOrgStore } from './postgres-org-store';
 import { PostgresReceiptStore } from './postgres-receipt-store';
+import { PostgresServiceStore } from './postgres-service-store';
 import { PostgresSpendLog } from './postgres-spend-log';
 import { PostgresWalletUsage } from './postgres-wallet-usage';
 
@@ -35,8 +37,9 @@ export class PostgresStorageModule {
         { provide: BudgetStore, useFactory: (db: Database) => new PostgresBudgetStore(db.dataSource), inject: [Database] },
         { provide: BudgetReservations, useFactory: (db: Database) => new PostgresBudgetReservations(db.dataSource), inject: [Database] },
         { provide: WalletUsage, useFactory: (db: Database) => new PostgresWalletUsage(db.dataSource), inject: [Database] },
+        { provide: ServiceStore, useFactory: (db: Database) => new PostgresServiceStore(db.dataSource), inject: [Database] },
       ],
-      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, BudgetStore, BudgetReservations, WalletUsage],
+      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, BudgetStore, BudgetReservations, WalletUsage, ServiceStore],
     };
   }
 }

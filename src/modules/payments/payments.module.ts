@@ -11,12 +11,13 @@ import { SettlementReconciler } from './application/settlement-reconciler';
 import { BlockhashTracker } from './application/blockhash-tracker';
 import { FeeSponsorship } from './application/fee-sponsorship';
 import { SourceExposure } from './application/source-exposure';
+import { PrepaidPayments } from './application/prepaid-payments';
 
 /** x402 `exact`: challenges, verification, replay protection, settlement, receipts and the paid rate limit. */
 @Module({
   imports: [RateLimitsModule, RouteLimitsModule],
   controllers: [ReceiptsController],
-  providers: [PaymentChallenges, ExactPayments, PaidRateLimit, PaymentMetrics, BlockhashTracker, SourceExposure, FeeSponsorship, ReceiptOutbox, SettlementReconciler],
-  exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeeSponsorship],
+  providers: [PaymentChallenges, ExactPayments, PaidRateLimit, PaymentMetrics, BlockhashTracker, SourceExposure, FeeSponsorship, ReceiptOutbox, SettlementReconciler, PrepaidPayments],
+  exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeeSponsorship, PrepaidPayments],
 })
 export class PaymentsModule {}

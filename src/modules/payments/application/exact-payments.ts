@@ -191,6 +191,8 @@ export class ExactPayments {
     if (accepted.asset !== terms.asset) throw paymentErrors.asset(terms.asset);
     if (accepted.payTo !== terms.payTo) throw paymentErrors.recipient(terms.payTo);
     if (accepted.scheme === 'channel' || payload.payload.kind === 'channel') throw paymentErrors.channelUnavailable();
+    // Never downgraded to exact (spec 4.7): an escrow payment where escrow is not offered is refused whole.
+    if (accepted.scheme === 'escrow') throw paymentErrors.escrowNotAccepted();
     if (accepted.scheme !== 'exact') throw paymentErrors.scheme(accepted.scheme);
     if (payload.payload.kind !== 'exact') throw paymentErrors.schemeMismatch(accepted.scheme, payload.payload.kind);
     const paid = BigInt(accepted.amount);

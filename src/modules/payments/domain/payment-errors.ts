@@ -23,6 +23,7 @@ export const paymentErrors = {
   insufficient: (paid: bigint, cost: bigint) => new GatewayError('payment.amount_insufficient', `payment amount insufficient: paid ${paid} but cost is ${cost} atomic USDC`),
   scheme: (scheme: string) => new GatewayError('payment.scheme_not_accepted', `payment scheme ${scheme} is not accepted on this endpoint; use exact`),
   schemeMismatch: (scheme: string, payload: string) => new GatewayError('payment.scheme_payload_mismatch', `payment scheme ${scheme} does not match its ${payload} payload`),
+  escrowNotAccepted: () => new GatewayError('payment.scheme_payload_mismatch', 'escrow payments are not accepted on this endpoint; pay with the exact scheme advertised in the 402'),
   channelUnavailable: () => new GatewayError('payment.channel_unavailable', 'channel payments are not available on this gateway'),
   replayed: (replayKey: string) => new PaymentReplayed(replayKey),
   unverifiable: () => new GatewayError('payment.unverifiable', PAYMENT_VERIFICATION_FAILED),

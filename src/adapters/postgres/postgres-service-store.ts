@@ -1,0 +1,63 @@
+import type { DataSource } from 'typeorm';
+import type { ServiceEntry } from '../../modules/tools/domain/service-entry';
+import { ServiceStore } from '../../modules/tools/ports/service-store';
+
+/** bigint columns arrive from the driver as decimal strings, or null. */
+interface ServiceRow {
+  id: string;
+  name: string;
+  category: string;
+  endpoint: string;
+  x402_enabled: boolean;
+  description: string | null;
+  pricing: string;
+  price_atomic: string | null;
+  created_at: Date;
+}
+
+/**
+ * Runtime registry entries in the `services` table (migrations/1764600000000-create-services.ts).
+ * One conditional insert per registration, so of two instances registering the same id exactly one
+ * wins and the stored entry is never overwritten.
+ */
+export class PostgresServiceStore extends ServiceStore {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async list(): Promise<ServiceEntry[]> {
+    const rows = (await this.dataSource.query(
+      'SELECT id, name, category, endpoint, x402_enabled, description, pricing, price_atomic, created_at FROM services ORDER BY created_at, id',
+    )) as ServiceRow[];
+    return rows.map(toEntry);
+  }
+
+  async add(entry: ServiceEntry): Promise<boolean> {
+    // The table has no `internal` column: only the registry file declares services the gateway serves itself.
+    if (entry.internal) throw new RangeError(`service ${entry.id}: runtime entries are external, never internal`);
+    const rows = (await this.dataSource.query(
+      `INSERT INTO services (id, name, category, endpoint, x402_enabled, description, pricing, price_atomic, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id`,
+      [entry.id, entry.name, entry.category, entry.endpoint, entry.x402Enabled, entry.description, entry.pricing, entry.priceAtomic?.toString() ?? null, entry.createdAt],
+    )) as unknown[];
+    return rows.length === 1;
+  }
+}
+
+function toEntry(row: ServiceRow): ServiceEntry {
+  return {
+    id: row.id,
+    name: row.name,
+    category: row.category,
+    endpoint: row.endpoint,
+    x402Enabled: row.x402_enabled,
+    internal: false,
+    description: row.description,
+    pricing: row.pricing,
+    source: 'api',
+    priceAtomic: row.price_atomic === null ? null : BigInt(row.price_atomic),
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,116 @@
+import { Injectable } from '@nestjs/common';
+import { BackgroundTasks } from '../../../core/background-tasks';
+import { GatewayError } from '../../../errors/gateway-error';
+import { AppLogger } from '../../../logging/app-logger';
+import type { ChatCost } from '../../billing/domain/chat-cost';
+import { SpendLog } from '../../billing/ports/spend-log';
+import type { StageTiming } from '../../ops/domain/stage-timing';
+import type { AcceptedPayment, Settlement } from './accepted-payment';
+import { ExactPayments } from './exact-payments';
+import { PaidRateLimit } from './paid-rate-limit';
+import { PaymentChallenges, type Challenge } from './payment-challenges';
+
+/** A paid request as its route knows it before the payment is taken. */
+export interface PrepaidRequest {
+  path: string;
+  cost: ChatCost;
+  requestId: string;
+  clientAddress: string;
+  /** Aborts when the client leaves or the request times out. */
+  signal: AbortSignal;
+  timing: StageTiming;
+  /** Called just before the broadcast: from then on the request is paid, and the request timeout must not answer it with "nothing charged". */
+  onBroadcast: () => void;
+}
+
+/** A payment settled before serving, and what the route serves for it. */
+export interface Prepaid {
+  payment: AcceptedPayment;
+  settlement: Settlement;
+  /** The registry id of what was bought, for the spend log. */
+  serviceId: string;
+}
+
+/**
+ * The `exact` scheme where the payment settles on chain before the route serves (the paid tools
+ * and the proxied services; spec 4.7): the same ExactPayments use case as chat, with budgeted
+ * payers refused (those surfaces carry no budgets) and the broadcast at once instead of at the
+ * first content. So an upstream failure after this point is charged, with a spend row and a receipt.
+ */
+@Injectable()
+export class PrepaidPayments {
+  constructor(
+    private readonly payments: ExactPayments,
+    private readonly challenges: PaymentChallenges,
+    private readonly rateLimit: PaidRateLimit,
+    private readonly spendLog: SpendLog,
+    private readonly background: BackgroundTasks,
+    private readonly logger: AppLogger,
+  ) {
+    logger.setContext(PrepaidPayments.name);
+  }
+
+  /** The 402 for a request without a payment; it counts in the client's paid bucket (spec 8). */
+  async quote(path: string, cost: ChatCost, clientAddress: string): Promise<Challenge> {
+    await this.rateLimit.admitClient(clientAddress);
+    return this.challenges.challenge(path, cost);
+  }
+
+  /**
+   * Verifies, claims, broadcasts and waits for the confirmation. A payment the chain refused before
+   * the broadcast, or whose client left before it, is released uncharged; one that landed with an
+   * error is `settlement_reverted`; one not confirmed in the window is served (the reconciler
+   * finishes its receipt), as chat does: the payer never carries a slow chain's risk.
+   */
+  async settle(header: string, request: PrepaidRequest, serviceId: string): Promise<Prepaid> {
+    const verifying = performance.now();
+    let payment: AcceptedPayment;
+    try {
+      const attempt = await this.payments.countAttempt(request.clientAddress);
+      payment = await this.payments.accept(header, {
+        path: request.path,
+        quote: request.cost.total,
+        requestId: request.requestId,
+        clientAddress: request.clientAddress,
+        attempt,
+        model: null,
+        budgetedPayers: 'refuse',
+      });
+    } finally {
+      request.timing.payment('verify', performance.now() - verifying);
+    }
+    if (request.signal.aborted) {
+      await payment.release();
+      throw request.signal.reason;
+    }
+    const settling = performance.now();
+    request.onBroadcast();
+    await payment.broadcast(null);
+    const settlement = await payment.settled();
+    request.timing.payment('settle', performance.now() - settling);
+    if (settlement.status === 'failed') {
+      const headers: Record<string, string> = payment.receiptPath ? { 'X-Gw-Receipt': payment.receiptPath } : {};
+      throw new GatewayError('payment.settlement_reverted', 'the payment landed on chain with an error and moved no funds; nothing was charged', headers);
+    }
+    return { payment, settlement, serviceId };
+  }
+
+  /** After the route answered or failed: the spend row (charged either way) and, when it answered, the receipt's delivery. */
+  served(prepaid: Prepaid, requestId: string, delivered: boolean): void {
+    const { payment, serviceId } = prepaid;
+    this.background.run('spend log', () =>
+      this.spendLog.record({
+        requestId,
+        payerWallet: payment.payer,
+        model: serviceId,
+        provider: 'gateway',
+        tokensIn: 0,
+        tokensOut: 0,
+        amountChargedAtomic: payment.amountPaid,
+        createdAt: new Date(),
+      }),
+    );
+    if (delivered) this.background.run('receipt delivery', () => payment.recordDelivery('complete'));
+    else this.logger.info({ request_id: requestId, receipt: payment.receiptId }, 'paid request failed after its payment settled; charged, receipt kept');
+  }
+}

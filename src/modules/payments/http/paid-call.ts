@@ -1,0 +1,22 @@
+import type { Request } from 'express';
+import type { Prepaid } from '../application/prepaid-payments';
+import type { PricedService } from '../ports/service-prices';
+
+export const PAID_ROUTE = Symbol('paidRoute');
+
+/** What a paid route declares: how its request is validated and which priced service it sells. */
+export interface PaidRouteSpec<T> {
+  /** The handler's input from the request; throws a 400 GatewayError, before any payment work. */
+  input(request: { body: unknown; params: Readonly<Record<string, string>> }): T;
+  /** The registry service whose flat price (plus the fee) this request costs. */
+  service(input: T): PricedService;
+}
+
+/** A request the guard let through: its validated input and its settled payment. */
+export interface PaidCall {
+  input: unknown;
+  prepaid: Prepaid;
+}
+
+/** Set by X402Guard, read by X402Interceptor and @PaidInput; a WeakMap so nothing outlives its request. */
+export const paidCalls = new WeakMap<Request, PaidCall>();

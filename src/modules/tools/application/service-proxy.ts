@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayError } from '../../../errors/gateway-error';
+import { AppLogger } from '../../../logging/app-logger';
+import { ServiceCallFailed, ServiceCaller, type ServiceReply } from '../ports/service-caller';
+import { ServiceOffers } from './service-offers';
+
+/**
+ * POST /v1/services/{id}/proxy, once paid: the endpoint is checked again and called at the address
+ * that check accepted (never resolved twice), with no redirects. A 2xx reply is relayed; anything
+ * else is a 502 after the payment settled (charged, with the receipt). An upstream 402 is one of
+ * them: the gateway never pays an upstream.
+ */
+@Injectable()
+export class ServiceProxy {
+  constructor(
+    private readonly offers: ServiceOffers,
+    private readonly caller: ServiceCaller,
+    private readonly logger: AppLogger,
+  ) {
+    logger.setContext(ServiceProxy.name);
+  }
+
+  async call(id: string, body: string, signal: AbortSignal): Promise<ServiceReply> {
+    const entry = await this.offers.proxied(id);
+    const target = await this.offers.checkEndpoint(entry);
+    let reply: ServiceReply;
+    try {
+      reply = await this.caller.post(target, body, signal);
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      if (!(err instanceof ServiceCallFailed)) throw err;
+      this.logger.warn({ service: id, reason: err.reason, detail: err.message }, 'proxied service failed after payment');
+      throw new GatewayError('services.upstream_failed', `service ${id} did not answer (${err.reason}); the payment stands, see the receipt`);
+    }
+    if (reply.status >= 200 && reply.status < 300) return reply;
+    this.logger.warn({ service: id, status: reply.status }, 'proxied service answered an error after payment');
+    if (reply.status === 402) throw new GatewayError('services.upstream_payment_required', `service ${id} asked for payment; the gateway never pays an upstream`);
+    throw new GatewayError('services.upstream_failed', `service ${id} answered ${reply.status}; the payment stands, see the receipt`);
+  }
+}

@@ -1,0 +1,10 @@
+import type { ServiceEntry } from '../domain/service-entry';
+
+/** Where services registered at runtime are kept, so they survive a restart. */
+export abstract class ServiceStore {
+  /** Every runtime entry, oldest first. */
+  abstract list(): Promise<ServiceEntry[]>;
+
+  /** Adds `entry` (source `api`) unless its id is taken; false when it is, the stored entry untouched. */
+  abstract add(entry: ServiceEntry): Promise<boolean>;
+}
