@@ -1,3 +1,5 @@
+import { routePath } from './request-context';
+
 /** Spec section 8: 10 MB for chat (and by default), 64 KiB for search, 16 KiB for price. */
 export const DEFAULT_BODY_LIMIT = 10 * 1024 * 1024;
 
@@ -22,6 +24,7 @@ export class BodyLimits {
   }
 
   limitFor(path: string): number {
-    return this.byPath.get(path) ?? (PROXY_PATH.test(path) ? PROXY_BODY_LIMIT : this.fallback);
+    const routed = routePath(path);
+    return this.byPath.get(routed) ?? (PROXY_PATH.test(routed) ? PROXY_BODY_LIMIT : this.fallback);
   }
 }

@@ -62,6 +62,17 @@ export function requestPath(req: Request): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
+/**
+ * The path as the router matches it: Express routes ignore case and a trailing slash, so limits
+ * and payment resources keyed by path must too, or `/V1/SEARCH/` would escape them.
+ */
+export function routePath(path: string): string {
+  const lower = path.toLowerCase();
+  let end = lower.length;
+  while (end > 1 && lower.charCodeAt(end - 1) === 47) end--;
+  return lower.slice(0, end);
+}
+
 /** Injects the RequestContext into a controller method. */
 export const ReqContext = createParamDecorator((_data: unknown, host: ExecutionContext): RequestContext => {
   return host.switchToHttp().getRequest<Request>().gw;

@@ -287,13 +287,14 @@ describe('the paid tools turned off, and a slow upstream', () => {
     expect(((await res.json()) as { error: { type: string; code: string } }).error).toMatchObject({ type: 'service_unavailable', code: 'tools.not_configured' });
   };
 
-  it('a registry file without the token-price entry, or with web-search unpriced, turns those tools off (503)', async () => {
-    const unpricedSearch = { id: 'web-search', name: 'Web search', category: 'search', endpoint: '/v1/search', x402_enabled: true, internal: true, price_per_request_usdc: null };
-    const gateway = await start({ GW_SERVICES_FILE: servicesFile([unpricedSearch]) });
-    await expectOff(gateway, SEARCH_PATH, { query: 'q' });
-    await expectOff(gateway, PRICE_PATH, { mints: [mint()] });
-    const listed = (await (await fetch(`${gateway.url}/v1/services`)).json()) as { data: Array<{ id: string; price_per_request_usdc: unknown }> };
+  it('a registry file without the token-price entry, or with web-search unpriced or priced 0, turns those tools off (503)', async () => {
+    const search = { id: 'web-search', name: 'Web search', category: 'search', endpoint: '/v1/search', x402_enabled: true, internal: true };
+    const withoutPrices = await start({ GW_SERVICES_FILE: servicesFile([{ ...search, price_per_request_usdc: null }]) });
+    await expectOff(withoutPrices, SEARCH_PATH, { query: 'q' });
+    await expectOff(withoutPrices, PRICE_PATH, { mints: [mint()] });
+    const listed = (await (await fetch(`${withoutPrices.url}/v1/services`)).json()) as { data: Array<{ id: string; price_per_request_usdc: unknown }> };
     expect(listed.data).toEqual([expect.objectContaining({ id: 'web-search', price_per_request_usdc: null })]);
+    await expectOff(await start({ GW_SERVICES_FILE: servicesFile([{ ...search, price_per_request_usdc: 0 }]) }), SEARCH_PATH, { query: 'q' });
   });
 
   it('no search API key turns search off (503) while prices still quote', async () => {

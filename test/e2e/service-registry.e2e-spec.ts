@@ -1,15 +1,12 @@
-import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import type { ServerResponse } from 'node:http';
 import type { RunningGateway } from '../../src/gateway';
-import { startTestGateway, tempDir, TEST_ADMIN_TOKEN } from '../support/gateway-harness';
+import { startTestGateway, TEST_ADMIN_TOKEN } from '../support/gateway-harness';
+import { startHttpsService, type HttpsService, type SeenRequest } from '../support/https-service';
 import { specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { postJson, routeQuote } from '../support/paid-tools';
 import { ScriptedResolver } from '../support/scripted-resolver';
 import { serviceAvailable } from '../support/services';
 import { pgliteStorage, postgresStorage, type TestStorage } from '../support/storage-env';
-import { createTestCa } from '../support/test-ca';
 
 const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 const PUBLIC_ADDRESS = '93.184.216.34';
@@ -101,6 +98,7 @@ describe('the service registry and its SSRF defences (spec 2.7, 4.5, 4.10, 8)', 
       registration('price-bad', 'https://api.example-one.test/', { price_per_request_usdc: '0.0000001' }),
       registration('price-neg', 'https://api.example-one.test/', { price_per_request_usdc: -1 }),
       registration('unpriced', 'https://api.example-one.test/', { price_per_request_usdc: null }),
+      registration('zero', 'https://api.example-one.test/', { price_per_request_usdc: 0 }),
       registration('chains', 'https://api.example-one.test/', { chains: ['ethereum'] }),
       { ...registration('internal', 'https://api.example-one.test/'), internal: true },
       { ...registration('source', 'https://api.example-one.test/'), source: 'config' },
@@ -158,43 +156,24 @@ describe('the service registry and its SSRF defences (spec 2.7, 4.5, 4.10, 8)', 
   });
 });
 
-/** A loopback https service behind the test CA, answering by path; `hits` counts every request it saw. */
-async function startHttpsService(): Promise<{ server: Server; port: number; caFile: string; hits: Map<string, number> }> {
-  const ca = createTestCa();
-  const caFile = join(tempDir(), 'ca.pem');
-  writeFileSync(caFile, ca.caPem);
-  const hits = new Map<string, number>();
-  const server = createServer({ key: ca.keyPem, cert: ca.certPem }, (req, res) => {
-    const path = req.url ?? '/';
-    hits.set(path, (hits.get(path) ?? 0) + 1);
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      if (path === '/echo') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echoed: JSON.parse(body) as unknown }));
-      } else if (path === '/wants-payment') {
-        res.writeHead(402, { 'content-type': 'application/json' }).end(JSON.stringify({ x402Version: 2, accepts: [] }));
-      } else if (path === '/redirect') {
-        res.writeHead(302, { location: 'https://169.254.169.254/latest/meta-data' }).end();
-      } else if (path === '/redirect-local') {
-        res.writeHead(307, { location: '/echo' }).end();
-      } else {
-        res.writeHead(500).end('boom');
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, caFile, hits };
+/** The registered service's answers, by path. */
+function answerByPath({ path, body }: SeenRequest, res: ServerResponse): void {
+  if (path === '/echo') res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ echoed: JSON.parse(body) as unknown }));
+  else if (path === '/wants-payment') res.writeHead(402, { 'content-type': 'application/json' }).end(JSON.stringify({ x402Version: 2, accepts: [] }));
+  else if (path === '/redirect') res.writeHead(302, { location: 'https://169.254.169.254/latest/meta-data' }).end();
+  else if (path === '/redirect-local') res.writeHead(307, { location: '/echo' }).end();
+  else res.writeHead(500).end('boom');
 }
 
 describe('the paid proxy to a registered service (loopback https fake, GW_SSRF_ALLOW_CIDRS)', () => {
   const resolver = new ScriptedResolver();
   let world: PaidWorld;
   let gateway: RunningGateway;
-  let service: Awaited<ReturnType<typeof startHttpsService>>;
+  let service: HttpsService;
+  const hits = (path: string): number => service.seen.filter((request) => request.path === path).length;
 
   beforeAll(async () => {
-    [world, service] = await Promise.all([startPaidWorld(), startHttpsService()]);
+    [world, service] = await Promise.all([startPaidWorld(), startHttpsService(answerByPath)]);
     resolver.answer('service.test', ['127.0.0.1']);
     gateway = await startPaidGateway(
       world,
@@ -216,7 +195,7 @@ describe('the paid proxy to a registered service (loopback https fake, GW_SSRF_A
   afterAll(async () => {
     await gateway.close();
     await world.close();
-    service.server.close();
+    service.close();
   });
 
   const recipient = (): bigint => world.localnet.usdcBalance(world.recipient.publicKey);
@@ -227,7 +206,7 @@ describe('the paid proxy to a registered service (loopback https fake, GW_SSRF_A
   it('quotes the entry price plus the 5 % fee, takes the payment before the call and relays the answer', async () => {
     const quote = await routeQuote(gateway, proxyPath('echo'), { ask: 1 });
     expect(quote.accepts[0].amount).toBe('2100');
-    expect(service.hits.get('/echo') ?? 0).toBe(0);
+    expect(hits('/echo')).toBe(0);
     const before = recipient();
     const res = await payProxy('echo', { ask: 1 });
     expect(res.status).toBe(200);
@@ -247,11 +226,11 @@ describe('the paid proxy to a registered service (loopback https fake, GW_SSRF_A
 
   it('follows no redirect, to a private address or anywhere else', async () => {
     for (const id of ['redirects', 'redirects-local']) {
-      const echoed = service.hits.get('/echo') ?? 0;
+      const echoed = hits('/echo');
       const res = await payProxy(id, {});
       expect(res.status).toBe(502);
       expect(((await res.json()) as ErrorBody).error.code).toBe('services.upstream_failed');
-      expect(service.hits.get('/echo') ?? 0).toBe(echoed);
+      expect(hits('/echo')).toBe(echoed);
     }
   });
 

@@ -1,25 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { sendJson } from './respond';
+import type { ServerResponse } from 'node:http';
+import { playToolBehaviour, startToolFakeServer, type RecordedToolRequest, type ToolFake, type ToolFakeBehaviour } from './tool-fake-server';
 
-/** How the fake answers one accepted search. */
-export type TavilyBehaviour =
-  /** Results derived from the query, `max_results` of them (default 5). */
-  | { kind: 'normal' }
-  /** A normal answer after this much silence. */
-  | { kind: 'slow'; delayMs: number }
-  /** Tavily's error body with this status. */
-  | { kind: 'status'; status: number }
-  /** Status 200, `application/json`, and the first half of a normal answer. */
-  | { kind: 'malformed' }
-  /** Results with a url and a score but neither `title` nor `content`. */
-  | { kind: 'missing-fields' }
-  /** 302 to `location`. */
-  | { kind: 'redirect'; location: string }
-  /** Status 200 with exactly this JSON, for shapes the other behaviours do not make. */
-  | { kind: 'body'; body: unknown };
+export type { RecordedToolRequest };
+
+/**
+ * How the fake answers one accepted search: `normal` makes results derived from the query,
+ * `max_results` of them (default 5); `missing-fields` makes results with a url and a score but
+ * neither `title` nor `content`.
+ */
+export type TavilyBehaviour = ToolFakeBehaviour;
 
 export interface TavilyFakeOptions {
   /** When set, only this key is accepted; otherwise any non-empty bearer key. */
@@ -28,71 +18,21 @@ export interface TavilyFakeOptions {
   default?: TavilyBehaviour;
 }
 
-export interface RecordedToolRequest {
-  method: string;
-  path: string;
-  query: Record<string, string>;
-  headers: IncomingHttpHeaders;
-  /** The parsed JSON body; the raw text when it was not JSON. */
-  body: unknown;
-}
-
-export interface TavilyFake {
-  /** Base URL to configure: the origin, to which the adapter adds `/search`. */
-  readonly url: string;
-  readonly requests: readonly RecordedToolRequest[];
-  /** Behaviours for the next accepted requests, one each, in order. */
-  script(...behaviours: TavilyBehaviour[]): void;
-  setDefault(behaviour: TavilyBehaviour): void;
-  /** Forgets the script, the default and the recorded requests. */
-  reset(): void;
-  close(): Promise<void>;
-}
+export type TavilyFake = ToolFake<TavilyBehaviour>;
 
 const DEFAULT_RESULTS = 5;
 const MAX_RESULTS = 20;
 const SEARCH_DEPTHS = ['basic', 'advanced', 'fast', 'ultra-fast'];
 
 /** The Tavily search API on 127.0.0.1: `POST /search`, bearer key, refusing what Tavily refuses. */
-export async function startTavilyFake(options: TavilyFakeOptions = {}): Promise<TavilyFake> {
-  const normal: TavilyBehaviour = options.default ?? { kind: 'normal' };
-  const requests: RecordedToolRequest[] = [];
-  let queue: TavilyBehaviour[] = [];
-  let fallback = normal;
-
-  const server = createServer((incoming, response) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      const record = recordOf(incoming, Buffer.concat(chunks).toString());
-      requests.push(record);
-      const refusal = refusalOf(record, options.apiKey);
-      if (refusal) return sendJson(response, refusal.status, JSON.stringify(refusal.body));
-      answer(queue.shift() ?? fallback, record.body as SearchBody, response).catch((error: unknown) => {
-        process.stderr.write(`fake tavily: ${String(error)}\n`);
-        response.destroy();
-      });
-    });
+export function startTavilyFake(options: TavilyFakeOptions = {}): Promise<TavilyFake> {
+  return startToolFakeServer<TavilyBehaviour>({
+    name: 'tavily',
+    default: options.default ?? { kind: 'normal' },
+    parseBody,
+    refuse: (request) => refusalOf(request, options.apiKey),
+    answer: (behaviour, request, response) => answer(behaviour, request.body as SearchBody, response),
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    script: (...behaviours) => void queue.push(...behaviours),
-    setDefault: (behaviour) => void (fallback = behaviour),
-    reset: () => {
-      queue = [];
-      fallback = normal;
-      requests.length = 0;
-    },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-    },
-  };
 }
 
 interface SearchBody {
@@ -100,15 +40,13 @@ interface SearchBody {
   max_results?: number;
 }
 
-function recordOf(incoming: IncomingMessage, raw: string): RecordedToolRequest {
-  const url = new URL(incoming.url ?? '/', 'http://127.0.0.1');
-  let body: unknown = raw;
+/** The parsed JSON body; the raw text when it was not JSON, which the refusal below names. */
+function parseBody(raw: string): unknown {
   try {
-    body = JSON.parse(raw);
+    return JSON.parse(raw) as unknown;
   } catch {
-    // Kept as text: the refusal below names it.
+    return raw;
   }
-  return { method: incoming.method ?? 'GET', path: url.pathname, query: Object.fromEntries(url.searchParams), headers: incoming.headers, body };
 }
 
 /** Route, then method, then key, then body: the order in which Tavily's API answers them. */
@@ -132,33 +70,15 @@ function errorBody(error: string): unknown {
   return { detail: { error } };
 }
 
-async function answer(behaviour: TavilyBehaviour, body: SearchBody, response: ServerResponse): Promise<void> {
-  switch (behaviour.kind) {
-    case 'status':
-      return sendJson(response, behaviour.status, JSON.stringify(errorBody(`fake tavily error ${behaviour.status}`)));
-    case 'redirect':
-      response.writeHead(302, { location: behaviour.location, 'content-length': 0 });
-      return void response.end();
-    case 'body':
-      return sendJson(response, 200, JSON.stringify(behaviour.body));
-    case 'slow': {
-      const closed = new AbortController();
-      response.on('close', () => closed.abort());
-      await sleep(behaviour.delayMs, undefined, { signal: closed.signal }).catch(() => undefined);
-      if (closed.signal.aborted) return;
-      return sendJson(response, 200, JSON.stringify(searchAnswer(body)));
-    }
-    case 'malformed': {
-      const json = JSON.stringify(searchAnswer(body));
-      return sendJson(response, 200, json.slice(0, Math.ceil(json.length / 2)));
-    }
-    case 'missing-fields': {
+function answer(behaviour: TavilyBehaviour, body: SearchBody, response: ServerResponse): Promise<void> {
+  return playToolBehaviour(behaviour, response, {
+    normal: () => searchAnswer(body),
+    missingFields: () => {
       const answered = searchAnswer(body);
-      return sendJson(response, 200, JSON.stringify({ ...answered, results: answered.results.map(({ url, score }) => ({ url, score })) }));
-    }
-    default:
-      return sendJson(response, 200, JSON.stringify(searchAnswer(body)));
-  }
+      return { ...answered, results: answered.results.map(({ url, score }) => ({ url, score })) };
+    },
+    error: (status) => errorBody(`fake tavily error ${status}`),
+  });
 }
 
 export interface TavilyResult {

@@ -62,7 +62,7 @@ describe('PinnedHttpsServiceCaller', () => {
   };
 
   it('POSTs the body as JSON and returns the reply', async () => {
-    const reply = await caller().post(target('localhost'), '{"q":"hi"}', new AbortController().signal);
+    const reply = await caller().post(target('localhost'), Buffer.from('{"q":"hi"}'), new AbortController().signal);
 
     expect(reply).toEqual({ status: 200, contentType: 'application/json', body: Buffer.from('{"ok":true}') });
     expect(seen).toHaveLength(1);
@@ -75,7 +75,7 @@ describe('PinnedHttpsServiceCaller', () => {
 
   it('connects to the pinned address without resolving the name, and checks the certificate for the name', async () => {
     // service.test resolves nowhere: only the pinned 127.0.0.1 can have reached the server.
-    const reply = await caller().post(target('service.test'), '{}', new AbortController().signal);
+    const reply = await caller().post(target('service.test'), Buffer.from('{}'), new AbortController().signal);
 
     expect(reply.status).toBe(200);
     expect(seen[0].servername).toBe('service.test');
@@ -83,7 +83,7 @@ describe('PinnedHttpsServiceCaller', () => {
   });
 
   it('refuses a certificate that does not name the URL host, although it is valid for the address', async () => {
-    const error = await failure(caller().post(target('other.test'), '{}', new AbortController().signal));
+    const error = await failure(caller().post(target('other.test'), Buffer.from('{}'), new AbortController().signal));
 
     expect(error.reason).toBe('network');
     expect(error.message).toContain('ERR_TLS_CERT_ALTNAME_INVALID');
@@ -91,7 +91,7 @@ describe('PinnedHttpsServiceCaller', () => {
   });
 
   it('does not trust a certificate of an unknown CA', async () => {
-    const error = await failure(caller({ extraCaPem: null }).post(target('localhost'), '{}', new AbortController().signal));
+    const error = await failure(caller({ extraCaPem: null }).post(target('localhost'), Buffer.from('{}'), new AbortController().signal));
 
     expect(error.reason).toBe('network');
     expect(error.message).toMatch(/^the service could not be reached \([A-Z0-9_]+\)$/);
@@ -104,7 +104,7 @@ describe('PinnedHttpsServiceCaller', () => {
       res.end('moved');
     };
 
-    const reply = await caller().post(target('localhost'), '{}', new AbortController().signal);
+    const reply = await caller().post(target('localhost'), Buffer.from('{}'), new AbortController().signal);
 
     expect(reply).toEqual({ status: 302, contentType: 'text/plain', body: Buffer.from('moved') });
     expect(seen).toHaveLength(1);
@@ -117,7 +117,7 @@ describe('PinnedHttpsServiceCaller', () => {
       // The rest never comes: the timeout must cover the whole reply, not only its start.
     };
 
-    const error = await failure(caller({ timeoutMs: 300 }).post(target('localhost'), '{}', new AbortController().signal));
+    const error = await failure(caller({ timeoutMs: 300 }).post(target('localhost'), Buffer.from('{}'), new AbortController().signal));
 
     expect(error.reason).toBe('timeout');
   });
@@ -130,7 +130,7 @@ describe('PinnedHttpsServiceCaller', () => {
       res.end(Buffer.alloc(600, 'a'));
     };
 
-    const error = await failure(caller({ maxReplyBytes: 1000 }).post(target('localhost'), '{}', new AbortController().signal));
+    const error = await failure(caller({ maxReplyBytes: 1000 }).post(target('localhost'), Buffer.from('{}'), new AbortController().signal));
 
     expect(error.reason).toBe('too-large');
   });
@@ -141,7 +141,7 @@ describe('PinnedHttpsServiceCaller', () => {
       res.end(Buffer.alloc(2000, 'a'));
     };
 
-    const error = await failure(caller({ maxReplyBytes: 1000 }).post(target('localhost'), '{}', new AbortController().signal));
+    const error = await failure(caller({ maxReplyBytes: 1000 }).post(target('localhost'), Buffer.from('{}'), new AbortController().signal));
 
     expect(error.reason).toBe('too-large');
   });
@@ -150,7 +150,7 @@ describe('PinnedHttpsServiceCaller', () => {
     handler = () => undefined;
     const controller = new AbortController();
 
-    const call = caller().post(target('localhost'), '{}', controller.signal);
+    const call = caller().post(target('localhost'), Buffer.from('{}'), controller.signal);
     setTimeout(() => controller.abort(), 100);
     const error = await failure(call);
 
@@ -158,7 +158,7 @@ describe('PinnedHttpsServiceCaller', () => {
   });
 
   it('does not start when the signal has already aborted', async () => {
-    const error = await failure(caller().post(target('localhost'), '{}', AbortSignal.abort()));
+    const error = await failure(caller().post(target('localhost'), Buffer.from('{}'), AbortSignal.abort()));
 
     expect(error.reason).toBe('aborted');
     expect(seen).toHaveLength(0);
@@ -167,7 +167,7 @@ describe('PinnedHttpsServiceCaller', () => {
   it('reports a refused connection as a network failure', async () => {
     const closed = await closedPort();
 
-    const error = await failure(caller().post({ url: new URL(`https://localhost:${closed}/`), address: '127.0.0.1' }, '{}', new AbortController().signal));
+    const error = await failure(caller().post({ url: new URL(`https://localhost:${closed}/`), address: '127.0.0.1' }, Buffer.from('{}'), new AbortController().signal));
 
     expect(error).toMatchObject({ reason: 'network', message: 'the service could not be reached (ECONNREFUSED)' });
   });

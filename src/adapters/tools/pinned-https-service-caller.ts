@@ -37,12 +37,12 @@ export class PinnedHttpsServiceCaller extends ServiceCaller {
     this.ca = options.extraCaPem === null ? undefined : [...rootCertificates, options.extraCaPem];
   }
 
-  post(target: PinnedTarget, body: string, signal: AbortSignal): Promise<ServiceReply> {
+  post(target: PinnedTarget, body: Buffer, signal: AbortSignal): Promise<ServiceReply> {
     if (signal.aborted) return Promise.reject(new ServiceCallFailed('aborted', 'the service call was aborted before it started'));
     const family = isIP(target.address);
     if (family === 0) return Promise.reject(new ServiceCallFailed('network', 'the service address is not an IP address'));
     const hostname = hostOf(target.url);
-    const payload = Buffer.from(body, 'utf8');
+    const payload = body;
     const pinned: LookupFunction = (_name, options, callback) => {
       if (options.all === true) (callback as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address: target.address, family }]);
       else callback(null, target.address, family);

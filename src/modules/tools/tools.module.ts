@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { PaymentsModule } from '../payments/payments.module';
-import { ServicePrices } from '../payments/ports/service-prices';
+import { RouteLimitsModule } from '../rate-limits/http/route-limits.module';
+import { PaidServices } from '../payments/ports/paid-services';
 import { PaidTools } from './application/paid-tools';
 import { ServiceOffers } from './application/service-offers';
 import { ServiceProxy } from './application/service-proxy';
@@ -11,8 +12,8 @@ import { ToolsController } from './http/tools.controller';
 
 /** The paid tools (search, prices), the service registry and the paid proxy to registered services. */
 @Module({
-  imports: [PaymentsModule],
+  imports: [PaymentsModule, RouteLimitsModule],
   controllers: [ToolsController, ServicesController],
-  providers: [PaidTools, ServiceRegistry, SsrfGuard, ServiceOffers, ServiceProxy, { provide: ServicePrices, useExisting: ServiceOffers }],
+  providers: [PaidTools, ServiceRegistry, SsrfGuard, ServiceOffers, ServiceProxy, { provide: PaidServices, useExisting: ServiceOffers }],
 })
 export class ToolsModule {}

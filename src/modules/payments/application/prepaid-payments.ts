@@ -6,7 +6,7 @@ import type { ChatCost } from '../../billing/domain/chat-cost';
 import { SpendLog } from '../../billing/ports/spend-log';
 import type { StageTiming } from '../../ops/domain/stage-timing';
 import type { AcceptedPayment, Settlement } from './accepted-payment';
-import { ExactPayments } from './exact-payments';
+import { ExactPayments, type CountedAttempt } from './exact-payments';
 import { PaidRateLimit } from './paid-rate-limit';
 import { PaymentChallenges, type Challenge } from './payment-challenges';
 
@@ -50,9 +50,19 @@ export class PrepaidPayments {
     logger.setContext(PrepaidPayments.name);
   }
 
-  /** The 402 for a request without a payment; it counts in the client's paid bucket (spec 8). */
-  async quote(path: string, cost: ChatCost, clientAddress: string): Promise<Challenge> {
+  /**
+   * Spec 8's per-IP windows, before any look-up the request would cost: a request without a
+   * payment counts in the client's paid bucket (null: it is a quote), one with a payment as an
+   * attempt, which `settle` needs.
+   */
+  async admit(payment: string | undefined, clientAddress: string): Promise<CountedAttempt | null> {
+    if (payment !== undefined) return this.payments.countAttempt(clientAddress);
     await this.rateLimit.admitClient(clientAddress);
+    return null;
+  }
+
+  /** The 402 for a request without a payment. */
+  quote(path: string, cost: ChatCost): Challenge {
     return this.challenges.challenge(path, cost);
   }
 
@@ -62,11 +72,10 @@ export class PrepaidPayments {
    * error is `settlement_reverted`; one not confirmed in the window is served (the reconciler
    * finishes its receipt), as chat does: the payer never carries a slow chain's risk.
    */
-  async settle(header: string, request: PrepaidRequest, serviceId: string): Promise<Prepaid> {
+  async settle(header: string, attempt: CountedAttempt, request: PrepaidRequest, serviceId: string): Promise<Prepaid> {
     const verifying = performance.now();
     let payment: AcceptedPayment;
     try {
-      const attempt = await this.payments.countAttempt(request.clientAddress);
       payment = await this.payments.accept(header, {
         path: request.path,
         quote: request.cost.total,

@@ -1,13 +1,21 @@
 import type { Request } from 'express';
 import type { Prepaid } from '../application/prepaid-payments';
-import type { PricedService } from '../ports/service-prices';
+import type { PricedService } from '../ports/paid-services';
 
 export const PAID_ROUTE = Symbol('paidRoute');
+
+/** What a route's `input` may read of the request. */
+export interface PaidRequestParts {
+  body: unknown;
+  /** The exact bytes of the JSON body (what the proxy forwards), when there was one. */
+  rawBody: Buffer | undefined;
+  params: Readonly<Record<string, string>>;
+}
 
 /** What a paid route declares: how its request is validated and which priced service it sells. */
 export interface PaidRouteSpec<T> {
   /** The handler's input from the request; throws a 400 GatewayError, before any payment work. */
-  input(request: { body: unknown; params: Readonly<Record<string, string>> }): T;
+  input(request: PaidRequestParts): T;
   /** The registry service whose flat price (plus the fee) this request costs. */
   service(input: T): PricedService;
 }
@@ -15,6 +23,8 @@ export interface PaidRouteSpec<T> {
 /** A request the guard let through: its validated input and its settled payment. */
 export interface PaidCall {
   input: unknown;
+  /** What the offer fixed before the payment (ServiceOffer.serving). */
+  serving: unknown;
   prepaid: Prepaid;
 }
 

@@ -1,23 +1,25 @@
 import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { requestPath } from '../../../http/request-context';
+import { requestPath, routePath } from '../../../http/request-context';
 import { VerbatimResponse } from '../../../http/verbatim-response';
 import { PrepaidPayments } from '../application/prepaid-payments';
-import { ServicePrices } from '../ports/service-prices';
+import { PaidServices } from '../ports/paid-services';
 import { PAID_ROUTE, paidCalls, type PaidRouteSpec } from './paid-call';
 
 /**
  * The paying half of @PaidRoute, in the spec's order (4.6, 4.7): the body is validated first (400,
- * never a 402, nothing charged), then the price is looked up (a tool turned off is 503), then a
- * request without PAYMENT-SIGNATURE gets the 402 challenge (body and header, as chat's), and one
- * with it is verified and settled on chain before the handler may run.
+ * never a 402, nothing charged); the client's paid window is counted before anything costlier (a
+ * quote in its paid bucket, a payment as an attempt); then the offer (a tool turned off is 503,
+ * the proxy's endpoint is checked); then a request without PAYMENT-SIGNATURE gets the 402 challenge
+ * (body and header, as chat's), and one with it is verified and settled on chain before the
+ * handler may run.
  */
 @Injectable()
 export class X402Guard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly prices: ServicePrices,
+    private readonly services: PaidServices,
     private readonly prepaid: PrepaidPayments,
   ) {}
 
@@ -25,25 +27,28 @@ export class X402Guard implements CanActivate {
     const spec = this.reflector.get<PaidRouteSpec<unknown> | undefined>(PAID_ROUTE, context.getHandler());
     if (!spec) throw new Error('X402Guard on a route without @PaidRoute');
     const req = context.switchToHttp().getRequest<Request>();
-    const input = spec.input({ body: req.body, params: req.params as Record<string, string> });
-    const service = spec.service(input);
-    const cost = await this.prices.costOf(service);
-    const path = requestPath(req);
+    const input = spec.input({ body: req.body, rawBody: req.rawBody, params: req.params as Record<string, string> });
     const header = req.headers['payment-signature'];
-    if (typeof header !== 'string') {
-      const challenge = await this.prepaid.quote(path, cost, req.gw.clientAddress);
+    const payment = typeof header === 'string' ? header : undefined;
+    const attempt = await this.prepaid.admit(payment, req.gw.clientAddress);
+    const service = spec.service(input);
+    const offer = await this.services.offer(service);
+    // The resource a payment names is the route as matched, so `/V1/SEARCH/` pays for `/v1/search`.
+    const path = routePath(requestPath(req));
+    if (payment === undefined || attempt === null) {
+      const challenge = this.prepaid.quote(path, offer.cost);
       throw new VerbatimResponse(402, challenge.body, { 'PAYMENT-REQUIRED': challenge.header });
     }
     const request = {
       path,
-      cost,
+      cost: offer.cost,
       requestId: req.gw.id,
       clientAddress: req.gw.clientAddress,
       signal: req.gw.signal,
       timing: req.gw.timing,
       onBroadcast: () => req.gw.suspendTimeout(),
     };
-    paidCalls.set(req, { input, prepaid: await this.prepaid.settle(header, request, service.id) });
+    paidCalls.set(req, { input, serving: offer.serving, prepaid: await this.prepaid.settle(payment, attempt, request, service.id) });
     return true;
   }
 }

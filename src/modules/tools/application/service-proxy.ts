@@ -1,28 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayError } from '../../../errors/gateway-error';
 import { AppLogger } from '../../../logging/app-logger';
-import { ServiceCallFailed, ServiceCaller, type ServiceReply } from '../ports/service-caller';
-import { ServiceOffers } from './service-offers';
+import { ServiceCallFailed, ServiceCaller, type PinnedTarget, type ServiceReply } from '../ports/service-caller';
 
 /**
- * POST /v1/services/{id}/proxy, once paid: the endpoint is checked again and called at the address
- * that check accepted (never resolved twice), with no redirects. A 2xx reply is relayed; anything
+ * POST /v1/services/{id}/proxy, once paid: the call goes to the address the SSRF check accepted
+ * before the payment (never resolved again), with no redirects. A 2xx reply is relayed; anything
  * else is a 502 after the payment settled (charged, with the receipt). An upstream 402 is one of
  * them: the gateway never pays an upstream.
  */
 @Injectable()
 export class ServiceProxy {
   constructor(
-    private readonly offers: ServiceOffers,
     private readonly caller: ServiceCaller,
     private readonly logger: AppLogger,
   ) {
     logger.setContext(ServiceProxy.name);
   }
 
-  async call(id: string, body: string, signal: AbortSignal): Promise<ServiceReply> {
-    const entry = await this.offers.proxied(id);
-    const target = await this.offers.checkEndpoint(entry);
+  async call(id: string, target: PinnedTarget, body: Buffer, signal: AbortSignal): Promise<ServiceReply> {
     let reply: ServiceReply;
     try {
       reply = await this.caller.post(target, body, signal);

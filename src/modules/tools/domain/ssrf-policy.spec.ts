@@ -111,11 +111,22 @@ describe('AddressPolicy', () => {
     '::8.8.8.8',
     '64:ff9b::8.8.8.8',
     'fe7f:ffff::1',
-    'fec0::1',
     'fbff:ffff::1',
-    'feff::1',
+    '2002:808:808::1',
+    '::ffff:0:808:808',
   ])('allows the public address %s', (address) => {
     expect(policy.refusal(address)).toBeNull();
+  });
+
+  it.each([
+    ['fec0::1', 'fec0::1 is in fec0::/10 (site-local)'],
+    ['feff::1', 'feff::1 is in fec0::/10 (site-local)'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', '2001:0:4136:e378:8000:63bf:3fff:fdd2 is in 2001::/32 (Teredo)'],
+    ['::ffff:0:7f00:1', '::ffff:0:7f00:1 stands for 127.0.0.1, which is in 127.0.0.0/8 (loopback)'],
+    ['2002:7f00:1::', '2002:7f00:1:: stands for 127.0.0.1, which is in 127.0.0.0/8 (loopback)'],
+    ['2002:a9fe:a9fe::1', '2002:a9fe:a9fe::1 stands for 169.254.169.254, which is in 169.254.0.0/16 (link-local)'],
+  ])('refuses %s, beyond the required ranges', (address, reason) => {
+    expect(policy.refusal(address)).toBe(reason);
   });
 
   it.each(['', 'localhost', '256.0.0.1', '127.1', '1.2.3.4 ', '::ffff::1', 'x'.repeat(200)])('refuses the text %j, which is no address', (text) => {

@@ -66,6 +66,10 @@ const IPV6_REFUSED: readonly NamedRange[] = [
   range('::1/128', 'loopback'),
   range('fc00::/7', 'unique local'),
   range('fe80::/10', 'link-local'),
+  // Beyond the required list: deprecated site-local (still routed inside some networks), and Teredo,
+  // whose client address is an obfuscated IPv4 address no service needs to be reached through.
+  range('fec0::/10', 'site-local'),
+  range('2001::/32', 'Teredo'),
   range('ff00::/8', 'multicast'),
 ];
 
@@ -75,6 +79,10 @@ const IPV4_MAPPED = parseCidr('::ffff:0:0/96');
 const IPV4_COMPATIBLE = parseCidr('::/96');
 /** Beyond the required list: a NAT64 gateway (64:ff9b::/96) forwards these to the embedded IPv4 address, which must pass too. */
 const NAT64 = parseCidr('64:ff9b::/96');
+/** Beyond the required list: SIIT's IPv4-translated form `::ffff:0:a.b.c.d`, delivered to the IPv4 address by a translator. */
+const IPV4_TRANSLATED = parseCidr('::ffff:0:0:0/96');
+/** Beyond the required list: 6to4 (2002:AABB:CCDD::/48) tunnels to the IPv4 address in bytes 2 to 5. */
+const SIX_TO_FOUR = parseCidr('2002::/16');
 
 /**
  * Which addresses a service endpoint may resolve to (the SSRF rules in src/modules/tools/application/ssrf-guard.ts).
@@ -106,9 +114,10 @@ export class AddressPolicy {
   }
 }
 
-/** The IPv4 address an IPv6 address carries and is delivered to (mapped, compatible, NAT64), or null. */
+/** The IPv4 address an IPv6 address carries and is delivered to (mapped, compatible, translated, NAT64, 6to4), or null. */
 function embeddedIpv4(bytes: Uint8Array): Uint8Array | null {
-  if (contains(IPV4_MAPPED, bytes) || contains(IPV4_COMPATIBLE, bytes) || contains(NAT64, bytes)) return bytes.subarray(12);
+  if ([IPV4_MAPPED, IPV4_COMPATIBLE, IPV4_TRANSLATED, NAT64].some((cidr) => contains(cidr, bytes))) return bytes.subarray(12);
+  if (contains(SIX_TO_FOUR, bytes)) return bytes.subarray(2, 6);
   return null;
 }
 

@@ -2,7 +2,10 @@ import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/
 import type { Request, Response } from 'express';
 import { GatewayError } from '../../../errors/gateway-error';
 import { AdminOnly } from '../../../http/admin.guard';
-import { PaidInput, PaidRoute } from '../../payments/http/paid-route.decorator';
+import type { PaidRequestParts } from '../../payments/http/paid-call';
+import { PaidInput, PaidRoute, PaidServing } from '../../payments/http/paid-route.decorator';
+import type { PinnedTarget } from '../ports/service-caller';
+import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
 import { ServiceProxy } from '../application/service-proxy';
 import { ServiceRegistry } from '../application/service-registry';
 import { SERVICE_ID } from '../domain/service-entry';
@@ -10,11 +13,20 @@ import { parseServicePrice, pricingLabel } from '../domain/service-price';
 import { ServiceRegistrationDto } from './service-registration.dto';
 import { serviceView } from './service-views';
 
+/** The listing reads storage, so it is not free to repeat without bound (docs/decisions.md, "The service registry"). */
+export const SERVICES_LIST_RATE_LIMIT = 120;
+
 interface ProxyInput {
   id: string;
-  /** The JSON body as the client sent it, forwarded unchanged. */
-  body: string;
+  /** The JSON body's bytes as the client sent them, forwarded unchanged (a parse and re-serialisation would round big numbers). */
+  body: Buffer;
 }
+
+/**
+ * Reply types relayed as they are; anything else goes out as bytes to download, so a registered
+ * service can never have a page rendered on the gateway's origin.
+ */
+const RELAYED_TYPES = /^(application\/(json|[a-z0-9.+-]+\+json)|text\/plain)(;|$)/i;
 
 /** The service registry (spec 2.7, 4.5, 4.10) and the paid proxy to external services without their own x402. */
 @Controller('v1/services')
@@ -25,6 +37,7 @@ export class ServicesController {
   ) {}
 
   @Get()
+  @RouteRateLimit('services', SERVICES_LIST_RATE_LIMIT)
   async list(@Query('category') category: unknown, @Query('internal') internal: unknown) {
     if (category !== undefined && (typeof category !== 'string' || category.length > 64)) throw badQuery('category must be one string of at most 64 characters');
     if (internal !== undefined && internal !== 'true' && internal !== 'false') throw badQuery('internal must be true or false');
@@ -37,8 +50,9 @@ export class ServicesController {
   @HttpCode(201)
   async register(@Body() body: ServiceRegistrationDto) {
     const priceAtomic = parseServicePrice(body.price_per_request_usdc ?? null) ?? null;
-    if (!body.x402_enabled && priceAtomic === null)
-      throw new GatewayError('request.invalid_body', 'price_per_request_usdc is required when x402_enabled is false: the gateway sells calls to the service');
+    if (!body.x402_enabled && (priceAtomic === null || priceAtomic === 0n)) {
+      throw new GatewayError('request.invalid_body', 'price_per_request_usdc above 0 is required when x402_enabled is false: the gateway sells calls to the service');
+    }
     const entry = await this.registry.register({
       id: body.id,
       name: body.name,
@@ -54,20 +68,20 @@ export class ServicesController {
 
   @Post(':id/proxy')
   @PaidRoute<ProxyInput>({ input: proxyInput, service: ({ id }) => ({ kind: 'proxied', id }) })
-  async call(@PaidInput() input: ProxyInput, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const reply = await this.proxy.call(input.id, input.body, req.gw.signal);
-    res
-      .status(reply.status)
-      .type(reply.contentType ?? 'application/octet-stream')
-      .send(reply.body);
+  async call(@PaidInput() input: ProxyInput, @PaidServing() target: PinnedTarget, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const reply = await this.proxy.call(input.id, target, input.body, req.gw.signal);
+    const type = reply.contentType !== null && RELAYED_TYPES.test(reply.contentType) ? reply.contentType : null;
+    if (type === null) res.setHeader('Content-Disposition', 'attachment');
+    res.status(reply.status).setHeader('Content-Type', type ?? 'application/octet-stream');
+    res.end(reply.body);
   }
 }
 
-function proxyInput({ body, params }: { body: unknown; params: Readonly<Record<string, string>> }): ProxyInput {
+function proxyInput({ body, rawBody, params }: PaidRequestParts): ProxyInput {
   const { id } = params;
   if (!SERVICE_ID.test(id)) throw new GatewayError('request.invalid_path', 'service id must be 1 to 64 characters of [a-z0-9-]');
-  if (typeof body !== 'object' || body === null) throw new GatewayError('request.invalid_body', 'the body must be a JSON object or array');
-  return { id, body: JSON.stringify(body) };
+  if (typeof body !== 'object' || body === null || rawBody === undefined) throw new GatewayError('request.invalid_body', 'the body must be a JSON object or array');
+  return { id, body: rawBody };
 }
 
 function badQuery(message: string): GatewayError {

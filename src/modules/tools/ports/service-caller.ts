@@ -27,6 +27,6 @@ export class ServiceCallFailed extends Error {
  * returned as it is), and bounds the time and the reply's size.
  */
 export abstract class ServiceCaller {
-  /** POSTs `body` (JSON) to `target.url`; throws ServiceCallFailed when no whole reply came. */
-  abstract post(target: PinnedTarget, body: string, signal: AbortSignal): Promise<ServiceReply>;
+  /** POSTs `body` (JSON bytes, forwarded as the client sent them) to `target.url`; throws ServiceCallFailed when no whole reply came. */
+  abstract post(target: PinnedTarget, body: Buffer, signal: AbortSignal): Promise<ServiceReply>;
 }
