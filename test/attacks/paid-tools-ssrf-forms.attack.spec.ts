@@ -44,3 +44,12 @@ describe('SSRF literal forms (spec 8): every spelling of a refused address is re
     expect(await verdict(endpoint)).toBe('refused');
   });
 });
+
+describe('SSRF: IPv6 forms that embed or route to a refused IPv4 address (SIIT ::ffff:0:0:0/96, 6to4 2002::/16), Teredo and deprecated site-local fec0::/10 are refused', () => {
+  it.each(['https://[::ffff:0:7f00:1]/', 'https://[2002:7f00:1::]/', 'https://[2002:a9fe:a9fe::]/', 'https://[fec0::1]/', 'https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/'])(
+    '%s',
+    async (endpoint) => {
+      expect(await verdict(endpoint)).toBe('refused');
+    },
+  );
+});

@@ -1,53 +1,44 @@
 import { formatUsdc } from '../../src/modules/billing/domain/atomic-usdc';
-import type { RunningGateway } from '../../src/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
-import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
-import { pgliteStorage } from '../support/storage-env';
+import { paidGatewayOnPglite } from '../support/paid-gateway-hooks';
+import { chatBody, postChat, quote, specPaymentHeader } from '../support/paid-gateway';
 
 /** Budgets on the paid path: a reservation before the provider, refused with 400 before any funds move. */
 describe('budgets on the paid chat path', () => {
-  let world: PaidWorld;
-  let gateway: RunningGateway;
+  const paid = paidGatewayOnPglite();
 
-  beforeAll(async () => {
-    world = await startPaidWorld();
-    gateway = await startPaidGateway(world, { ...(await pgliteStorage()).env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
-  });
-  afterEach(() => world.upstreams.resetAll());
-  afterAll(async () => {
-    await gateway.close();
-    await world.close();
-  });
-
-  const balances = () => ({ payer: world.localnet.usdcBalance(world.payer.publicKey), recipient: world.localnet.usdcBalance(world.recipient.publicKey) });
+  const balances = () => ({ payer: paid.world.localnet.usdcBalance(paid.world.payer.publicKey), recipient: paid.world.localnet.usdcBalance(paid.world.recipient.publicKey) });
   const setWalletBudget = (body: Record<string, number>) =>
-    fetch(`${gateway.url}/v1/wallets/${world.payer.publicKey.toBase58()}/budget`, {
+    fetch(`${paid.gateway.url}/v1/wallets/${paid.world.payer.publicKey.toBase58()}/budget`, {
       method: 'PUT',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
       body: JSON.stringify(body),
     });
   const walletBudget = async () =>
-    (await (await fetch(`${gateway.url}/v1/wallets/${world.payer.publicKey.toBase58()}/budget`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as Record<string, unknown>;
+    (await (await fetch(`${paid.gateway.url}/v1/wallets/${paid.world.payer.publicKey.toBase58()}/budget`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as Record<
+      string,
+      unknown
+    >;
 
   it('a payment above what the wallet budget has left is 400 budget exceeded, before the provider, with nothing moved', async () => {
-    const { header, amount } = await quote(gateway, chatBody());
+    const { header, amount } = await quote(paid.gateway, chatBody());
     expect((await setWalletBudget({ daily: Number(formatUsdc(amount - 1n)) })).status).toBe(200);
     const before = balances();
 
-    const res = await postChat(gateway, chatBody(), { 'payment-signature': specPaymentHeader(world, header) });
+    const res = await postChat(paid.gateway, chatBody(), { 'payment-signature': specPaymentHeader(paid.world, header) });
 
     expect(res.status).toBe(400);
     const { error } = (await res.json()) as { error: { type: string; code: string; message: string } };
-    expect(error).toMatchObject({ type: 'bad_request', code: 'budget.exceeded', message: expect.stringMatching(new RegExp(`^budget exceeded for wallet ${world.payer.publicKey.toBase58()}`)) });
-    expect(world.upstreams.openai.requests).toHaveLength(0);
+    expect(error).toMatchObject({ type: 'bad_request', code: 'budget.exceeded', message: expect.stringMatching(new RegExp(`^budget exceeded for wallet ${paid.world.payer.publicKey.toBase58()}`)) });
+    expect(paid.world.upstreams.openai.requests).toHaveLength(0);
     expect(balances()).toEqual(before);
   });
 
   it('within the budget the payment is served, and its settled charge is the window spend', async () => {
-    const { header, amount } = await quote(gateway, chatBody());
+    const { header, amount } = await quote(paid.gateway, chatBody());
     expect((await setWalletBudget({ daily: Number(formatUsdc(amount * 2n)) })).status).toBe(200);
 
-    const res = await postChat(gateway, chatBody(), { 'payment-signature': specPaymentHeader(world, header) });
+    const res = await postChat(paid.gateway, chatBody(), { 'payment-signature': specPaymentHeader(paid.world, header) });
 
     expect(res.status).toBe(200);
     await res.json();
@@ -55,15 +46,15 @@ describe('budgets on the paid chat path', () => {
   });
 
   it('wallet stats: the charged requests of the last days, in all, by model and by UTC day; for the admin token, or a key of an org with the wallet in a team', async () => {
-    const { header, amount } = await quote(gateway, chatBody());
+    const { header, amount } = await quote(paid.gateway, chatBody());
     await setWalletBudget({});
-    const wallet = world.payer.publicKey.toBase58();
+    const wallet = paid.world.payer.publicKey.toBase58();
     const stats = async (token: string, query = '?days=1') => {
-      const res = await fetch(`${gateway.url}/v1/wallets/${wallet}/stats${query}`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${paid.gateway.url}/v1/wallets/${wallet}/stats${query}`, { headers: { authorization: `Bearer ${token}` } });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> & { error?: { code: string } } };
     };
     const before = (await stats(TEST_ADMIN_TOKEN)).body as { requests: number };
-    const served = await postChat(gateway, chatBody(), { 'payment-signature': specPaymentHeader(world, header) });
+    const served = await postChat(paid.gateway, chatBody(), { 'payment-signature': specPaymentHeader(paid.world, header) });
     expect(served.status).toBe(200);
     await served.json();
 
@@ -80,7 +71,7 @@ describe('budgets on the paid chat path', () => {
     expect(BigInt((after.spend as string).replace('.', ''))).toBeGreaterThanOrEqual(amount);
 
     const admin = (path: string, body: unknown) =>
-      fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, body: JSON.stringify(body) }).then(
+      fetch(`${paid.gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_TOKEN}` }, body: JSON.stringify(body) }).then(
         async (res) => (await res.json()) as Record<string, string>,
       );
     const withWallet = (await admin('/v1/orgs', { name: 'Has it', owner_wallet: wallet })).id;
