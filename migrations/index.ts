@@ -5,6 +5,7 @@ import { CreateOrgs1764300000000 } from './1764300000000-create-orgs';
 import { CreateBudgets1764400000000 } from './1764400000000-create-budgets';
 import { SpendLogByPayer1764500000000 } from './1764500000000-spend-log-by-payer';
 import { CreateServices1764600000000 } from './1764600000000-create-services';
+import { Escrow1764700000000 } from './1764700000000-escrow';
 
 /** Every migration, oldest first. Listed rather than globbed so tests (TS) and the build (JS) load the same set. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   CreateBudgets1764400000000,
   SpendLogByPayer1764500000000,
   CreateServices1764600000000,
+  Escrow1764700000000,
 ];

@@ -41,7 +41,7 @@ function adapterModules(config: GatewayConfig, options: GatewayOptions): NonNull
   return [
     config.storage.kind === 'none' ? MemoryStorageModule : PostgresStorageModule.forRoot(config.storage),
     config.redisUrl ? RedisStateModule.forRoot(config.redisUrl) : MemoryStateModule,
-    SolanaModule,
+    SolanaModule.forRoot(config),
     LlmModule,
     ToolsUpstreamsModule.forRoot(options.hostResolver),
   ];

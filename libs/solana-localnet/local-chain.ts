@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { AddressLookupTableAccount, MessageAccountKeys, PublicKey, SystemProgram, type VersionedMessage, type VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { Clock, EpochSchedule, FailedTransactionMetadata, LiteSVM, type Account, type AccountInfoBytes } from 'litesvm';
+import { EscrowEmulator } from './escrow-emulator';
+import { closedAccount } from './account-overlay';
 import { executionResult, type ExecutionResult } from './execution-result';
 import { disablePretenuring, withFpuScrub } from './jit-fpu-guard';
 import { decodeTokenAccount, mintDecimals, tokenAmountJson, type TokenAmountJson } from './token-accounts';
@@ -54,6 +56,11 @@ export interface Simulation {
   postAccounts: Map<string, AccountInfoBytes>;
 }
 
+export interface LocalChainOptions {
+  /** Emulates the escrow program (escrow-emulator.ts) at this address. */
+  escrowProgramId?: PublicKey;
+}
+
 export interface LatestBlockhash {
   blockhash: string;
   lastValidBlockHeight: number;
@@ -89,10 +96,12 @@ export class LocalChain {
   private readonly landed = new Map<string, LandedTransaction>();
   private readonly landedListeners = new Set<Listener<SentTransaction>>();
   private readonly slotListeners = new Set<Listener<number>>();
+  readonly escrow: EscrowEmulator | null;
 
-  constructor() {
+  constructor(options: LocalChainOptions = {}) {
     disablePretenuring();
     this.svm = new LiteSVM();
+    this.escrow = options.escrowProgramId ? new EscrowEmulator(options.escrowProgramId, this.svm) : null;
     // Mainnet's schedule: fixed-length epochs from genesis, no warm-up.
     const slotsPerEpoch = BigInt(SLOTS_PER_EPOCH);
     this.svm.setEpochSchedule(new EpochSchedule(slotsPerEpoch, slotsPerEpoch, false, 0n, 0n));
@@ -145,6 +154,14 @@ export class LocalChain {
   }
 
   simulate(transaction: VersionedTransaction, sigVerify: boolean): Simulation {
+    if (this.escrow?.involves(transaction)) {
+      const emulated = this.escrow.run(transaction, this.accountKeys(transaction.message), {
+        sigVerify,
+        blockhashValid: this.isBlockhashValid(transaction.message.recentBlockhash),
+        alreadyProcessed: false,
+      });
+      return { execution: emulated.execution, postAccounts: emulated.execution.err === null ? emulated.postAccounts : new Map() };
+    }
     this.svm.withSigverify(sigVerify);
     let outcome: ReturnType<LiteSVM['simulateTransaction']>;
     try {
@@ -160,6 +177,7 @@ export class LocalChain {
   }
 
   send(transaction: VersionedTransaction, skipPreflight: boolean): SendOutcome {
+    if (this.escrow?.involves(transaction)) return this.sendEmulated(transaction, this.escrow, skipPreflight);
     if (!skipPreflight) {
       const preflight = this.simulate(transaction, true).execution;
       if (preflight.err !== null) return { rejected: preflight };
@@ -175,9 +193,35 @@ export class LocalChain {
     // A failed transaction lands (and pays its fee) once it passed the runtime's checks; LiteSVM then
     // keeps it in its history. Rejected ones (bad blockhash, replay, signatures) never reach it.
     if (failed && (seenBefore || this.svm.getTransaction(signatureBytes) === null)) return { rejected: execution };
+    return { landed: this.recordLanded(transaction, accountKeys, before, execution) };
+  }
+
+  /**
+   * The escrow emulator computes the transaction's new state; it is written here, all at once, and
+   * recorded like any landed transaction. Emulation is deterministic, so the preflight is the same run.
+   */
+  private sendEmulated(transaction: VersionedTransaction, escrow: EscrowEmulator, skipPreflight: boolean): SendOutcome {
+    const signature = bs58.encode(transaction.signatures[0]);
+    const accountKeys = this.accountKeys(transaction.message);
+    const emulated = escrow.run(transaction, accountKeys, {
+      sigVerify: true,
+      blockhashValid: this.isBlockhashValid(transaction.message.recentBlockhash),
+      alreadyProcessed: this.statuses.has(signature) || this.svm.getTransaction(transaction.signatures[0]) !== null,
+    });
+    if (!emulated.landed || (!skipPreflight && emulated.execution.err !== null)) return { rejected: emulated.execution };
+    const before = accountKeys
+      .keySegments()
+      .flat()
+      .map((key) => this.svm.getAccount(key));
+    for (const { address, info } of emulated.writes) this.svm.setAccount(address, info ?? closedAccount());
+    return { landed: this.recordLanded(transaction, accountKeys, before, emulated.execution) };
+  }
+
+  private recordLanded(transaction: VersionedTransaction, accountKeys: MessageAccountKeys, before: Array<AccountInfoBytes | null>, execution: ExecutionResult): LandedTransaction {
+    const keys = accountKeys.keySegments().flat();
     const after = keys.map((key) => this.svm.getAccount(key));
     const record: LandedTransaction = {
-      signature: bs58.encode(signatureBytes),
+      signature: bs58.encode(transaction.signatures[0]),
       slot: this.slot,
       err: execution.err,
       transaction,
@@ -192,7 +236,7 @@ export class LocalChain {
     };
     this.landed.set(record.signature, record);
     this.markLanded(record);
-    return { landed: record };
+    return record;
   }
 
   signatureStatus(signature: string): SignatureStatus | undefined {

@@ -1,5 +1,6 @@
 import { Keypair, PublicKey } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
+import { decodeEscrowAccount, type EscrowAccount } from '../escrow';
 import { ensureTokenAccount, MAINNET_USDC_MINT, mintTokens, tokenBalance, writeMint } from './chain-helpers';
 import { LocalChain, type LatestBlockhash, type SentTransaction } from './local-chain';
 import { startRpcServers, type RpcEndpoints } from './localnet-server';
@@ -17,6 +18,8 @@ export interface LocalnetOptions {
   host?: '127.0.0.1';
   /** What getGenesisHash answers; defaults to mainnet-beta's. */
   genesisHash?: string;
+  /** Emulates the escrow program at this address (README.md, "Escrow program emulation"). */
+  escrowProgramId?: AddressLike;
 }
 
 function toPublicKey(address: AddressLike): PublicKey {
@@ -40,7 +43,7 @@ export class Localnet {
   ) {}
 
   static async start(options: LocalnetOptions = {}): Promise<Localnet> {
-    const chain = new LocalChain();
+    const chain = new LocalChain({ escrowProgramId: options.escrowProgramId === undefined ? undefined : toPublicKey(options.escrowProgramId) });
     let subscriptionId = 0;
     const endpoints = await startRpcServers({
       host: options.host ?? '127.0.0.1',
@@ -121,6 +124,19 @@ export class Localnet {
 
   latestBlockhash(): LatestBlockhash {
     return this.chain.latestBlockhash();
+  }
+
+  /** The emulated escrow program's address, or null when the localnet runs without it. */
+  get escrowProgramId(): PublicKey | null {
+    return this.chain.escrow?.programId ?? null;
+  }
+
+  /** The escrow account at `address` decoded, or null when there is none (never created, or closed by a claim or refund). */
+  escrowAccount(address: AddressLike): EscrowAccount | null {
+    const programId = this.escrowProgramId;
+    const info = this.chain.svm.getAccount(toPublicKey(address));
+    if (!programId || !info || !info.owner.equals(programId)) return null;
+    return decodeEscrowAccount(info.data);
   }
 
   /** Transactions sent over RPC that landed, in order (failed ones included, with their `err`). */

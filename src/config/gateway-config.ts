@@ -62,6 +62,8 @@ export interface SolanaConfig {
   /** 64-byte secret keys, primary first. */
   feePayerKeys: readonly Secret<Uint8Array>[];
   escrowProgramId: string | null;
+  /** GW_ESCROW_PROVIDER_KEY: the escrow provider's 64-byte secret key (it signs claims); escrow is on only with the program id too. */
+  escrowProviderKey: Secret<Uint8Array> | null;
 }
 
 export interface ProviderEndpoint {
@@ -104,6 +106,17 @@ export interface ToolsConfig {
   extraCaPem: string | null;
 }
 
+/** The escrow scheme's claim queue (the `GW_CLAIM_` variables). */
+export interface EscrowConfig {
+  /** The first retry of a failed claim waits this long; each further one twice as long, up to 5 minutes. */
+  claimRetryBaseMs: number;
+  /** The claim breaker's window (spec 3.2: 5 minutes) and how long it stays open (1 minute). */
+  breakerWindowMs: number;
+  breakerResetMs: number;
+  /** Between two passes of the claim processor over due claims. */
+  claimIntervalMs: number;
+}
+
 /**
  * The validated configuration (the variables the README lists). An abstract class so that it can be
  * the DI token; `loadConfig` produces the value from the environment.
@@ -127,4 +140,5 @@ export abstract class GatewayConfig {
   /** Models, aliases and profiles: catalog/catalog.json, or GW_CATALOG_FILE. */
   abstract readonly catalog: Catalog;
   abstract readonly tools: ToolsConfig;
+  abstract readonly escrow: EscrowConfig;
 }

@@ -89,6 +89,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
       recipientWallet: readRecipientWallet(read, gatewayEnv, dataDir, notices),
       feePayerKeys: read.secretKeys('GW_FEE_PAYER_KEYS'),
       escrowProgramId: read.address('GW_ESCROW_PROGRAM_ID'),
+      escrowProviderKey: readEscrowProviderKey(read),
     },
     providers: readProviders(read),
     limits: {
@@ -127,8 +128,21 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
     sessionSecret: readSessionSecret(read),
     catalog: readCatalog(read),
     tools: readToolsConfig(read, gatewayEnv),
+    escrow: {
+      claimRetryBaseMs: read.integer('GW_CLAIM_RETRY_BASE_MS', 1_000, { min: 10 }),
+      breakerWindowMs: read.integer('GW_CLAIM_BREAKER_WINDOW_SECS', 300, { min: 1 }) * 1000,
+      breakerResetMs: read.integer('GW_CLAIM_BREAKER_RESET_SECS', 60, { min: 1 }) * 1000,
+      claimIntervalMs: read.integer('GW_CLAIM_INTERVAL_MS', 1_000, { min: 10 }),
+    },
   };
   return { config, notices };
+}
+
+/** The one key that signs escrow claims; several would make the escrow entry's `pay_to` ambiguous. */
+function readEscrowProviderKey(read: EnvReader): Secret<Uint8Array> | null {
+  const keys = read.secretKeys('GW_ESCROW_PROVIDER_KEY');
+  if (keys.length > 1) throw new ConfigError('GW_ESCROW_PROVIDER_KEY holds more than one key; give exactly one (value not shown)');
+  return keys[0] ?? null;
 }
 
 function readStorage(read: EnvReader, dataDir: string): StorageConfig {

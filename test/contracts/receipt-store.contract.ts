@@ -25,8 +25,18 @@ export function pendingReceipt(overrides: Partial<Receipt> = {}): Receipt {
     broadcastAt: null,
     replayKey: randomUUID(),
     signedTransaction: 'AQID',
+    escrow: null,
     ...overrides,
   };
+}
+
+/** A pending escrow receipt: the deposit's transaction, and where the deposit sits until it is claimed. */
+export function escrowReceipt(overrides: Partial<Receipt> = {}): Receipt {
+  return pendingReceipt({
+    scheme: 'escrow',
+    escrow: { address: 'Esc1111111111111111111111111111111111111111', expirySlot: 9_007_199_254_740_993n, claimSignature: null },
+    ...overrides,
+  });
 }
 
 const SETTLED: ReceiptOutcome = { status: 'settled', amountChargedAtomic: 21_505n, settledAt: new Date('2026-11-22T10:00:02.456Z') };
@@ -156,5 +166,35 @@ export function receiptStoreContract(open: () => Promise<{ store: ReceiptStore; 
     expect((await store.pending(at(5000), 1)).map((r) => r.id)).toEqual([older.id]);
     expect((await store.pending(at(5000), 1, older)).map((r) => r.id)).toEqual([newer.id]);
     expect(await store.pending(at(5000), 1, newer)).toEqual([]);
+  });
+
+  it('returns an escrow receipt with its escrow part as written, slots exact beyond 2^53', async () => {
+    const receipt = escrowReceipt();
+    await store.create(receipt);
+    expect(await store.find(receipt.id)).toEqual(receipt);
+  });
+
+  it('keeps the landed claim in the escrow part when the completion names it', async () => {
+    const receipt = escrowReceipt();
+    await store.create(receipt);
+    const claimed: ReceiptOutcome = { status: 'settled', amountChargedAtomic: 12_000n, settledAt: SETTLED.settledAt, claimSignature: 'claim-signature' };
+    expect(await store.complete(receipt.id, claimed)).toBe(true);
+    expect(await store.find(receipt.id)).toEqual({
+      ...receipt,
+      status: 'settled',
+      amountChargedAtomic: 12_000n,
+      settledAt: SETTLED.settledAt,
+      escrow: { ...receipt.escrow, claimSignature: 'claim-signature' },
+    });
+  });
+
+  it('leaves escrow receipts out of the pending ones: their claim queue finishes them, not the reconciler', async () => {
+    const at = (ms: number): Date => new Date(Date.UTC(2021, 0, 1) + ms);
+    // From just before this test's receipts: the other tests' pending receipts are older or newer.
+    const from = { createdAt: at(-1), id: '00000000-0000-0000-0000-000000000000' };
+    const exact = pendingReceipt({ createdAt: at(0) });
+    const escrow = escrowReceipt({ createdAt: at(100) });
+    await Promise.all([store.create(exact), store.create(escrow)]);
+    expect(await store.pending(at(5000), 10, from)).toEqual([exact]);
   });
 }

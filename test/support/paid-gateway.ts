@@ -22,20 +22,26 @@ export interface PaidWorld {
   feePayer: Keypair;
   /** A funded payer: 1 SOL and 10 USDC. */
   payer: Keypair;
+  /** With `startPaidWorld({ escrow: true })`: the emulated escrow program and the gateway's provider key (in `env`). */
+  escrow: { programId: PublicKey; provider: Keypair } | null;
   /** Gateway environment for this chain, these wallets and the fake upstreams. */
   env: Record<string, string>;
   close(): Promise<void>;
 }
 
 /** The local chain with USDC at the mainnet mint, a recipient with its token account, a funded fee payer and payer. */
-export async function startPaidWorld(): Promise<PaidWorld> {
-  const [localnet, upstreams] = await Promise.all([startLocalnet(), startUpstreams()]);
+export async function startPaidWorld(options: { escrow?: boolean } = {}): Promise<PaidWorld> {
+  const escrow = options.escrow ? { programId: Keypair.generate().publicKey, provider: Keypair.generate() } : null;
+  const [localnet, upstreams] = await Promise.all([startLocalnet({ escrowProgramId: escrow?.programId }), startUpstreams()]);
   const mint = localnet.createUsdcMint();
   const [recipient, feePayer, payer] = [Keypair.generate(), Keypair.generate(), Keypair.generate()];
   localnet.createTokenAccount(recipient.publicKey);
   localnet.airdrop(feePayer.publicKey, LAMPORTS_PER_SOL);
   localnet.airdrop(payer.publicKey, LAMPORTS_PER_SOL);
   localnet.fundUsdc(payer.publicKey, 10_000_000n);
+  // The provider pays the rent of its token account when a claim creates it.
+  if (escrow) localnet.airdrop(escrow.provider.publicKey, LAMPORTS_PER_SOL / 10);
+  const escrowEnv: Record<string, string> = escrow ? { GW_ESCROW_PROGRAM_ID: escrow.programId.toBase58(), GW_ESCROW_PROVIDER_KEY: bs58.encode(escrow.provider.secretKey) } : {};
   return {
     localnet,
     upstreams,
@@ -43,7 +49,9 @@ export async function startPaidWorld(): Promise<PaidWorld> {
     recipient,
     feePayer,
     payer,
+    escrow,
     env: {
+      ...escrowEnv,
       ...upstreams.env,
       GW_SOLANA_RPC_URL: localnet.url,
       GW_RECIPIENT_WALLET: recipient.publicKey.toBase58(),

@@ -81,8 +81,11 @@ export class PostgresBudgetReservations extends BudgetReservations {
     });
   }
 
-  async follow(receiptId: string, status: Exclude<ReceiptStatus, 'pending'>): Promise<void> {
-    if (status === 'settled') await this.dataSource.query(`UPDATE budget_reservations SET status = 'settled' WHERE receipt_id = $1`, [receiptId]);
+  async follow(receiptId: string, status: Exclude<ReceiptStatus, 'pending'>, chargedAtomic?: bigint): Promise<void> {
+    if (status === 'settled' && chargedAtomic !== undefined) {
+      // An escrow claim: the spend is what was claimed, not the deposit the line reserved.
+      await this.dataSource.query(`UPDATE budget_reservations SET status = 'settled', amount_atomic = LEAST(amount_atomic, $2::bigint) WHERE receipt_id = $1`, [receiptId, chargedAtomic.toString()]);
+    } else if (status === 'settled') await this.dataSource.query(`UPDATE budget_reservations SET status = 'settled' WHERE receipt_id = $1`, [receiptId]);
     else await this.dataSource.query('DELETE FROM budget_reservations WHERE receipt_id = $1', [receiptId]);
   }
   async isBudgeted(payerWallet: string): Promise<boolean> {

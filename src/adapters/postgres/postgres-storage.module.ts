@@ -6,12 +6,14 @@ import { OrgApiKeys } from '../../modules/orgs/ports/org-api-keys';
 import { OrgStore } from '../../modules/orgs/ports/org-store';
 import { BudgetStore } from '../../modules/orgs/ports/budget-store';
 import { BudgetReservations } from '../../modules/payments/ports/budget-reservations';
+import { EscrowClaims } from '../../modules/payments/ports/escrow-claims';
 import { Leases } from '../../modules/payments/ports/leases';
 import { ReceiptStore } from '../../modules/payments/ports/receipt-store';
 import { WalletUsage } from '../../modules/orgs/ports/wallet-usage';
 import { ServiceStore } from '../../modules/tools/ports/service-store';
 import { Database } from './database';
 import { PostgresBudgetReservations, PostgresBudgetStore } from './postgres-budgets';
+import { PostgresEscrowClaims } from './postgres-escrow-claims';
 import { PostgresLeases } from './postgres-leases';
 import { PostgresOrgApiKeys, PostgresOrgStore } from './postgres-org-store';
 import { PostgresReceiptStore } from './postgres-receipt-store';
@@ -38,8 +40,9 @@ export class PostgresStorageModule {
         { provide: BudgetReservations, useFactory: (db: Database) => new PostgresBudgetReservations(db.dataSource), inject: [Database] },
         { provide: WalletUsage, useFactory: (db: Database) => new PostgresWalletUsage(db.dataSource), inject: [Database] },
         { provide: ServiceStore, useFactory: (db: Database) => new PostgresServiceStore(db.dataSource), inject: [Database] },
+        { provide: EscrowClaims, useFactory: (db: Database) => new PostgresEscrowClaims(db.dataSource), inject: [Database] },
       ],
-      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, BudgetStore, BudgetReservations, WalletUsage, ServiceStore],
+      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, BudgetStore, BudgetReservations, WalletUsage, ServiceStore, EscrowClaims],
     };
   }
 }

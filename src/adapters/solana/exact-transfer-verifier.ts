@@ -29,6 +29,12 @@ interface TransferChecked {
   decimals: number;
 }
 
+/** What a transaction's ComputeBudget instructions set. */
+export interface ComputeBudget {
+  unitLimit: number | null;
+  unitPrice: bigint | null;
+}
+
 interface PaymentInstructions {
   transfer: TransferChecked;
   computeUnitPrice: bigint | null;
@@ -80,7 +86,7 @@ export function verifyExactTransfer(transactionBase64: string, expectations: Exa
     destination: transfer.destination.toBase58(),
     amount: transfer.amount,
     signature: bs58.encode(payerSignature),
-    replayKey: createHash('sha256').update(messageBytes).digest('base64url'),
+    replayKey: replayKeyOf(messageBytes),
     feePayer,
     layout,
     recentBlockhash: message.recentBlockhash,
@@ -99,8 +105,7 @@ function readInstructions(message: VersionedMessage, allowDurableNonce: boolean)
     return key;
   };
   let transfer: TransferChecked | null = null;
-  let computeUnitLimit: number | null = null;
-  let computeUnitPrice: bigint | null = null;
+  let budget: ComputeBudget = { unitLimit: null, unitPrice: null };
   let nonce: PaymentInstructions['nonce'] = null;
 
   for (const [position, instruction] of message.compiledInstructions.entries()) {
@@ -112,16 +117,7 @@ function readInstructions(message: VersionedMessage, allowDurableNonce: boolean)
       if (transfer) throw new PaymentRejection('multiple-transfers');
       transfer = decoded;
     } else if (program.equals(ComputeBudgetProgram.programId)) {
-      // A repeated compute-budget instruction fails the whole transaction on chain.
-      if (data[0] === SET_COMPUTE_UNIT_LIMIT && data.length === 5 && computeUnitLimit === null) {
-        computeUnitLimit = data.readUInt32LE(1);
-        if (computeUnitLimit > MAX_COMPUTE_UNIT_LIMIT) throw new PaymentRejection('compute-budget', `limit ${computeUnitLimit}`);
-      } else if (data[0] === SET_COMPUTE_UNIT_PRICE && data.length === 9 && computeUnitPrice === null) {
-        computeUnitPrice = data.readBigUInt64LE(1);
-        if (computeUnitPrice > MAX_COMPUTE_UNIT_PRICE) throw new PaymentRejection('compute-price', String(computeUnitPrice));
-      } else {
-        throw new PaymentRejection('compute-budget');
-      }
+      budget = addComputeBudget(budget, data);
     } else if (program.equals(MEMO_PROGRAM)) {
       // Memo accounts must sign: they would add signers outside both layouts.
       if (accounts.length > 0) throw new PaymentRejection('disallowed-instruction', 'memo with signers');
@@ -135,8 +131,34 @@ function readInstructions(message: VersionedMessage, allowDurableNonce: boolean)
     }
   }
   if (!transfer) throw new PaymentRejection('not-transfer-checked', 'no transfer');
-  if (computeUnitPrice !== null && computeUnitLimit === null) throw new PaymentRejection('compute-budget', 'a price without a limit');
-  return { transfer, computeUnitPrice, computeUnitLimit, nonce };
+  checkComputeBudget(budget);
+  return { transfer, computeUnitPrice: budget.unitPrice, computeUnitLimit: budget.unitLimit, nonce };
+}
+
+/** One more ComputeBudget instruction: only a limit and a price within bounds, each at most once. */
+export function addComputeBudget(budget: ComputeBudget, data: Buffer): ComputeBudget {
+  // A repeated compute-budget instruction fails the whole transaction on chain.
+  if (data[0] === SET_COMPUTE_UNIT_LIMIT && data.length === 5 && budget.unitLimit === null) {
+    const unitLimit = data.readUInt32LE(1);
+    if (unitLimit > MAX_COMPUTE_UNIT_LIMIT) throw new PaymentRejection('compute-budget', `limit ${unitLimit}`);
+    return { ...budget, unitLimit };
+  }
+  if (data[0] === SET_COMPUTE_UNIT_PRICE && data.length === 9 && budget.unitPrice === null) {
+    const unitPrice = data.readBigUInt64LE(1);
+    if (unitPrice > MAX_COMPUTE_UNIT_PRICE) throw new PaymentRejection('compute-price', String(unitPrice));
+    return { ...budget, unitPrice };
+  }
+  throw new PaymentRejection('compute-budget');
+}
+
+/** Once every instruction is read: a price needs an explicit limit, so price x limit bounds the priority fee. */
+export function checkComputeBudget(budget: ComputeBudget): void {
+  if (budget.unitPrice !== null && budget.unitLimit === null) throw new PaymentRejection('compute-budget', 'a price without a limit');
+}
+
+/** What replay protection keys on: a hash of the signed message (why not the signature: VerifiedTransfer.replayKey). */
+export function replayKeyOf(messageBytes: Uint8Array): string {
+  return createHash('sha256').update(messageBytes).digest('base64url');
 }
 
 function decodeTransferChecked(accounts: PublicKey[], data: Buffer): TransferChecked {

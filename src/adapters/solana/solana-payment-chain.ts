@@ -28,6 +28,7 @@ import {
 import { durableNonceAccount, verifyExactTransfer } from './exact-transfer-verifier';
 import { decodePaymentTransaction } from './payment-transaction-wire';
 import { createRpcConnection } from './rpc-connection';
+import { ALREADY_PROCESSED, customInstructionError, errorMessage, failedSimulation, refusedSimulation, restIfFeePayerAtFault } from './rpc-outcomes';
 
 export interface SettlementTiming {
   /** Bound on each JSON-RPC call. */
@@ -43,12 +44,6 @@ const COMMITMENT: Commitment = 'confirmed';
 const TOKEN_INSUFFICIENT_FUNDS = 1;
 /** nonce::state::State::Initialized, the u32 after the version in a nonce account. */
 const NONCE_INITIALIZED = 1;
-// web3.js 1.x reports a JSON-RPC error answer to simulateTransaction only through this message prefix.
-const SIMULATION_REFUSED = 'failed to simulate transaction: ';
-// How nodes word a transaction they have already processed.
-const ALREADY_PROCESSED = /AlreadyProcessed|already been processed/i;
-// How nodes word a fee payer that cannot pay for the transaction.
-const FEE_PAYER_FAULTS = /insufficient funds for fee|InsufficientFundsForFee|AccountNotFound|Attempt to debit an account but found no record of a prior credit/i;
 
 /** PaymentChain over a Solana JSON-RPC endpoint; co-signs sponsored transactions with the gateway's fee payers. */
 export class SolanaPaymentChain extends PaymentChain {
@@ -96,15 +91,13 @@ export class SolanaPaymentChain extends PaymentChain {
       });
     } catch (err) {
       // The node refusing this transaction is a verdict on it; any other failure is the RPC's.
-      if (err instanceof Error && err.message.startsWith(SIMULATION_REFUSED)) return { ok: false, reason: 'failed', detail: err.message };
+      const refused = refusedSimulation(err);
+      if (refused) return refused;
       throw err;
     }
     const { err, logs, accounts } = simulation.value;
     if (err === null) return { ok: true, spendableAfter: spendable(accounts?.[0]?.data, watch.authority) };
-    // The node no longer knows the blockhash: the payment expired, which the payer fixes by signing again.
-    if (err === 'BlockhashNotFound') return { ok: false, reason: 'blockhash-expired', detail: err };
-    const insufficient = isTokenInsufficientFunds(transaction, err) || (logs ?? []).some((line) => /insufficient funds/i.test(line));
-    return { ok: false, reason: insufficient ? 'insufficient-funds' : 'failed', detail: JSON.stringify(err) };
+    return failedSimulation(err, logs, isTokenInsufficientFunds(transaction, err));
   }
 
   async latestBlockhash(): Promise<BlockhashView> {
@@ -152,7 +145,7 @@ export class SolanaPaymentChain extends PaymentChain {
         const landed = await this.onChain(signature, true).catch(() => null);
         if (landed === true) return { kind: 'on-chain' };
         if (landed === false) {
-          this.restIfFeePayerAtFault(signedTransaction, err.message);
+          restIfFeePayerAtFault(this.feePayers, signedTransaction, err.message);
           return { kind: 'rejected', detail: err.message };
         }
       }
@@ -194,23 +187,15 @@ export class SolanaPaymentChain extends PaymentChain {
     const { transaction } = decodePaymentTransaction(signedTransaction);
     return { signature: bs58.encode(transaction.signatures[0]), recentBlockhash: transaction.message.recentBlockhash, nonceAccount: durableNonceAccount(transaction.message) };
   }
-
-  /** Spec 8: a fee payer that could not pay (no SOL, no account) rests 60 s; other refusals are not its fault. */
-  private restIfFeePayerAtFault(signedTransaction: string, detail: string): void {
-    if (!FEE_PAYER_FAULTS.test(detail)) return;
-    const feePayer = decodePaymentTransaction(signedTransaction).transaction.message.staticAccountKeys[0].toBase58();
-    if (this.feePayers.owns(feePayer)) this.feePayers.markFailed(feePayer);
-  }
 }
 
 /** The SPL Token program's InsufficientFunds from one of the transaction's token instructions. */
 function isTokenInsufficientFunds(transaction: VersionedTransaction, err: TransactionError): boolean {
-  if (typeof err !== 'object' || !('InstructionError' in err) || !Array.isArray(err.InstructionError)) return false;
-  const [index, cause] = err.InstructionError as [unknown, unknown];
-  if (typeof index !== 'number' || typeof cause !== 'object' || cause === null || !('Custom' in cause)) return false;
-  const instruction = transaction.message.compiledInstructions[index];
+  const custom = customInstructionError(err);
+  if (custom === null) return false;
+  const instruction = transaction.message.compiledInstructions[custom.index];
   const program = instruction && transaction.message.staticAccountKeys[instruction.programIdIndex];
-  return cause.Custom === TOKEN_INSUFFICIENT_FUNDS && program !== undefined && program.equals(TOKEN_PROGRAM_ID);
+  return custom.code === TOKEN_INSUFFICIENT_FUNDS && program !== undefined && program.equals(TOKEN_PROGRAM_ID);
 }
 
 /** The amount of an SPL token account (a u64 after the 32-byte mint and 32-byte owner), from a simulation's base64 account data. */
@@ -228,10 +213,6 @@ function spendable(data: unknown, authority: string): bigint | null {
   const delegated = account.delegateOption === 1 && account.delegate.toBase58() === authority;
   if (!delegated) return 0n;
   return account.amount < account.delegatedAmount ? account.amount : account.delegatedAmount;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /** The promise's value, or null once `deadline` (epoch ms) has passed first. */

@@ -1,20 +1,44 @@
-import { Global, Module } from '@nestjs/common';
-import { GatewayConfig } from '../../config/gateway-config';
+import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
+import type { GatewayConfig, SolanaConfig } from '../../config/gateway-config';
 import { ChainRpcProbe, PROBE_TIMEOUT_MS } from '../../modules/ops/ports/dependency-probe';
+import { EscrowChain } from '../../modules/payments/ports/escrow-chain';
 import { FeePayers } from '../../modules/payments/ports/fee-payers';
 import { PaymentChain } from '../../modules/payments/ports/payment-chain';
 import { KeypairFeePayers } from './keypair-fee-payers';
+import { SolanaEscrowChain } from './solana-escrow-chain';
 import { SolanaPaymentChain } from './solana-payment-chain';
 import { SolanaRpcProbe } from './solana-rpc-probe';
 
+/**
+ * The escrow chain, only when both the program id and the provider key are configured: without it
+ * the escrow scheme is off, and its consumers (which inject it as optional) see no provider at all.
+ */
+function escrowProviders({ rpcUrl, escrowProgramId, escrowProviderKey, usdcMint }: SolanaConfig): Provider[] {
+  if (escrowProgramId === null || escrowProviderKey === null) return [];
+  return [
+    {
+      provide: EscrowChain,
+      useFactory: (feePayers: FeePayers) => new SolanaEscrowChain(rpcUrl, escrowProgramId, usdcMint, escrowProviderKey.reveal(), feePayers),
+      inject: [FeePayers],
+    },
+  ];
+}
+
 /** The chain ports on the Solana JSON-RPC endpoint of the configuration, with the gateway's fee payer keys. */
 @Global()
-@Module({
-  providers: [
-    { provide: FeePayers, useFactory: (config: GatewayConfig) => new KeypairFeePayers(config.solana.feePayerKeys), inject: [GatewayConfig] },
-    { provide: PaymentChain, useFactory: (config: GatewayConfig, feePayers: FeePayers) => new SolanaPaymentChain(config.solana.rpcUrl, feePayers), inject: [GatewayConfig, FeePayers] },
-    { provide: ChainRpcProbe, useFactory: (config: GatewayConfig) => new SolanaRpcProbe(config.solana.rpcUrl, PROBE_TIMEOUT_MS), inject: [GatewayConfig] },
-  ],
-  exports: [FeePayers, PaymentChain, ChainRpcProbe],
-})
-export class SolanaModule {}
+@Module({})
+export class SolanaModule {
+  static forRoot({ solana }: GatewayConfig): DynamicModule {
+    const escrow = escrowProviders(solana);
+    return {
+      module: SolanaModule,
+      providers: [
+        { provide: FeePayers, useFactory: () => new KeypairFeePayers(solana.feePayerKeys) },
+        { provide: PaymentChain, useFactory: (feePayers: FeePayers) => new SolanaPaymentChain(solana.rpcUrl, feePayers), inject: [FeePayers] },
+        { provide: ChainRpcProbe, useFactory: () => new SolanaRpcProbe(solana.rpcUrl, PROBE_TIMEOUT_MS) },
+        ...escrow,
+      ],
+      exports: [FeePayers, PaymentChain, ChainRpcProbe, ...(escrow.length > 0 ? [EscrowChain] : [])],
+    };
+  }
+}

@@ -6,18 +6,34 @@ import { PaidRateLimit } from './application/paid-rate-limit';
 import { PaymentChallenges } from './application/payment-challenges';
 import { PaymentMetrics } from './application/payment-metrics';
 import { ReceiptsController } from './http/receipts.controller';
+import { EscrowController } from './http/escrow.controller';
 import { ReceiptOutbox } from './application/receipt-outbox';
 import { SettlementReconciler } from './application/settlement-reconciler';
 import { BlockhashTracker } from './application/blockhash-tracker';
 import { FeeSponsorship } from './application/fee-sponsorship';
 import { SourceExposure } from './application/source-exposure';
 import { PrepaidPayments } from './application/prepaid-payments';
+import { EscrowDeposits } from './application/escrow-deposits';
+import { EscrowClaimProcessor } from './application/escrow-claim-processor';
 
 /** x402 `exact`: challenges, verification, replay protection, settlement, receipts and the paid rate limit. */
 @Module({
   imports: [RateLimitsModule, RouteLimitsModule],
-  controllers: [ReceiptsController],
-  providers: [PaymentChallenges, ExactPayments, PaidRateLimit, PaymentMetrics, BlockhashTracker, SourceExposure, FeeSponsorship, ReceiptOutbox, SettlementReconciler, PrepaidPayments],
-  exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeeSponsorship, PrepaidPayments],
+  controllers: [ReceiptsController, EscrowController],
+  providers: [
+    PaymentChallenges,
+    ExactPayments,
+    PaidRateLimit,
+    PaymentMetrics,
+    BlockhashTracker,
+    SourceExposure,
+    FeeSponsorship,
+    ReceiptOutbox,
+    SettlementReconciler,
+    PrepaidPayments,
+    EscrowDeposits,
+    EscrowClaimProcessor,
+  ],
+  exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],
 })
 export class PaymentsModule {}

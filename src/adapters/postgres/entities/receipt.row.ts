@@ -1,9 +1,16 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn, type ValueTransformer } from 'typeorm';
 import type { Delivery, Receipt, ReceiptStatus } from '../../../modules/payments/domain/receipt';
 import { bigintColumn } from './spend-log.row';
 
+/** As bigintColumn, for a column that may hold null (an exact receipt has no escrow). */
+const nullableBigintColumn: ValueTransformer = {
+  to: (value: bigint | null | undefined) => (value === null || value === undefined ? value : value.toString()),
+  from: (value: string | null) => (value === null ? null : BigInt(value)),
+};
+
+/** A receipt as stored: its escrow part flattened into nullable columns (src/adapters/postgres/postgres-receipt-store.ts maps it). */
 @Entity({ name: 'receipts' })
-export class ReceiptRow implements Receipt {
+export class ReceiptRow implements Omit<Receipt, 'escrow'> {
   @PrimaryColumn('uuid')
   id!: string;
 
@@ -63,4 +70,13 @@ export class ReceiptRow implements Receipt {
 
   @Column('text', { name: 'signed_transaction' })
   signedTransaction!: string;
+
+  @Column('varchar', { name: 'escrow_address', length: 44, nullable: true })
+  escrowAddress!: string | null;
+
+  @Column('bigint', { name: 'escrow_expiry_slot', nullable: true, transformer: nullableBigintColumn })
+  escrowExpirySlot!: bigint | null;
+
+  @Column('text', { name: 'escrow_claim_signature', nullable: true })
+  escrowClaimSignature!: string | null;
 }

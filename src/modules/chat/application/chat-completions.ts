@@ -7,7 +7,8 @@ import { SpendLog } from '../../billing/ports/spend-log';
 import { ExactPayments, type CountedAttempt } from '../../payments/application/exact-payments';
 import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
 import { PaymentChallenges, type Challenge } from '../../payments/application/payment-challenges';
-import type { AcceptedPayment } from '../../payments/application/accepted-payment';
+import type { PaidPayment } from '../../payments/application/paid-payment';
+import { EscrowDeposits } from '../../payments/application/escrow-deposits';
 import { PaymentReplayed } from '../../payments/domain/payment-errors';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { UpstreamError } from '../../providers/domain/upstream-error';
@@ -101,6 +102,7 @@ export class ChatCompletions {
     private readonly planner: ChatPlanner,
     private readonly challenges: PaymentChallenges,
     private readonly payments: ExactPayments,
+    private readonly deposits: EscrowDeposits,
     private readonly paidRateLimit: PaidRateLimit,
     private readonly dispatcher: UpstreamDispatcher,
     private readonly freeTier: FreeTierLimit,
@@ -129,7 +131,7 @@ export class ChatCompletions {
     const plan = this.planner.plan(request);
     if (quoteOf(plan).total === 0n) return this.serveFree(plan, caller, freeWindow ?? (await this.freeTier.admit(caller.clientAddress)));
     this.inspect(plan);
-    if (caller.paymentHeader === undefined) return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY) };
+    if (caller.paymentHeader === undefined) return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY, this.deposits.terms ?? undefined) };
     return this.servePaid(plan, caller, caller.paymentHeader, attempt ?? (await this.payments.countAttempt(caller.clientAddress)));
   }
 
@@ -154,9 +156,9 @@ export class ChatCompletions {
   private async servePaid(plan: ChatPlan, caller: ChatCaller, header: string, attempt: CountedAttempt): Promise<ChatOutcome> {
     const quote = quoteOf(plan);
     const verifying = performance.now();
-    let payment: AcceptedPayment;
+    let payment: PaidPayment;
     try {
-      payment = await this.payments.accept(header, {
+      payment = await this.payments.acceptWithEscrow(header, {
         path: CHAT_PATH,
         quote: quote.total,
         requestId: caller.requestId,
@@ -197,6 +199,7 @@ export class ChatCompletions {
       fingerprint,
       cacheable,
       inputTokens: plan.inputTokens,
+      cached: cache === 'hit',
     });
     const served = (body: ServedChat['body']): ServedChat => ({ model: candidate.model, fallback, cache, adjustments, body });
     if (plan.request.stream === true) {
@@ -221,7 +224,7 @@ export class ChatCompletions {
    * Where a paid answer comes from: the cache, or the first candidate the amount paid covers that
    * starts answering (always streamed). `signal` is the paid call's: the client leaving does not stop it.
    */
-  private async paidSource(plan: ChatPlan, payment: AcceptedPayment, caller: ChatCaller, signal: AbortSignal): Promise<PaidSource> {
+  private async paidSource(plan: ChatPlan, payment: PaidPayment, caller: ChatCaller, signal: AbortSignal): Promise<PaidSource> {
     const candidates = candidatesWithin(plan, payment.amountPaid);
     const primary = candidates[0];
     const key = this.cacheKeyOf(plan.request, primary);

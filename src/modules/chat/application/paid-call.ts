@@ -1,5 +1,5 @@
 import { GatewayError } from '../../../errors/gateway-error';
-import type { AcceptedPayment } from '../../payments/application/accepted-payment';
+import type { PaidPayment } from '../../payments/application/paid-payment';
 import { paymentErrors } from '../../payments/domain/payment-errors';
 import { StreamCapReached } from '../domain/stream-cap';
 import type { PaidGeneration } from './paid-generation';
@@ -24,7 +24,7 @@ export class PaidCall {
   private readonly unwatch: () => void;
 
   constructor(
-    readonly payment: AcceptedPayment,
+    readonly payment: PaidPayment,
     private readonly signal: AbortSignal,
     requestTimeoutMs: number,
   ) {

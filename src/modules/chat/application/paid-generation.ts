@@ -1,5 +1,6 @@
 import { GatewayError } from '../../../errors/gateway-error';
-import type { AcceptedPayment, Settlement } from '../../payments/application/accepted-payment';
+import type { Settlement } from '../../payments/application/accepted-payment';
+import type { PaidPayment } from '../../payments/application/paid-payment';
 import type { Delivery } from '../../payments/domain/receipt';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { carriesContent, CompletionAssembler } from '../domain/completion-stream';
@@ -12,7 +13,7 @@ export type GenerationEnd = { kind: 'answer'; completion: ChatCompletion; whole:
 export type Received = 'all' | 'some' | 'none';
 
 export interface GenerationOptions {
-  payment: AcceptedPayment;
+  payment: PaidPayment;
   /** Our model id, put on every chunk. */
   modelId: string;
   /** Aborts the upstream call; owned by the generation, never by the client's connection. */
@@ -106,10 +107,15 @@ export class PaidGeneration {
   private async pump(source: AsyncIterable<ChatCompletionChunk>): Promise<GenerationEnd> {
     const { payment, upstream } = this.options;
     let cut: GatewayError | null = null;
+    // Whether content began: an exact payment is broadcast then; an escrow deposit, settled before, has something to claim from then.
+    let started = false;
     try {
       for await (const upstreamChunk of source) {
         const chunk = { ...upstreamChunk, model: this.options.modelId };
-        if (!payment.broadcasted && carriesContent(chunk)) await this.broadcast();
+        if (!started && carriesContent(chunk)) {
+          await this.broadcast();
+          started = true;
+        }
         this.assembler.add(chunk);
         this.push(chunk);
       }
@@ -117,7 +123,7 @@ export class PaidGeneration {
       cut = asGatewayError(err, upstream.signal);
     }
     try {
-      if (!payment.broadcasted) {
+      if (!started) {
         // A finished answer with no content at all is still the answer that was paid for.
         if (cut === null && this.assembler.result() !== null) await this.broadcast();
         else throw cut ?? new GatewayError('upstream.stream_empty', 'the upstream stream ended before the answer began');

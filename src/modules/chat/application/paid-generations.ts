@@ -5,9 +5,10 @@ import { GatewayError } from '../../../errors/gateway-error';
 import { BackgroundTasks } from '../../../core/background-tasks';
 import { AppLogger } from '../../../logging/app-logger';
 import { SpendLog } from '../../billing/ports/spend-log';
-import type { AcceptedPayment } from '../../payments/application/accepted-payment';
+import type { PaidPayment } from '../../payments/application/paid-payment';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import type { PricedCandidate } from '../domain/chat-plan';
+import { chatCost } from '../../billing/domain/chat-cost';
 import { RedeliveryStore } from '../ports/redelivery-store';
 import { ResponseCache } from '../ports/response-cache';
 import { PaidCall } from './paid-call';
@@ -22,6 +23,15 @@ export interface PaidStart {
   /** The cache key to write a whole answer under, or null. */
   cacheable: string | null;
   inputTokens: number;
+  /** Answered from the cache: charged its quote, not the usage (docs/decisions.md, "Cache"). */
+  cached: boolean;
+}
+
+/** What the answer's real usage costs at the answering model's rates; null when the provider reported no usage. */
+function realCost(start: PaidStart, completion: ChatCompletion): bigint | null {
+  const { usage } = completion;
+  if (!usage) return null;
+  return chatCost(usage.prompt_tokens, usage.completion_tokens, start.candidate.model.rates).total;
 }
 
 /** A resend that may have a paid answer: the live generation it attaches to, or the answer kept for it. */
@@ -52,7 +62,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
   }
 
   /** A paid call from its payment's acceptance (before any provider answers), so shutdown can stop it while nothing is charged. */
-  open(payment: AcceptedPayment, signal: AbortSignal): PaidCall {
+  open(payment: PaidPayment, signal: AbortSignal): PaidCall {
     const call = new PaidCall(payment, signal, this.config.http.requestTimeoutMs);
     this.calls.set(payment.replayKey, call);
     return call;
@@ -95,7 +105,8 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     const { payment } = call;
     await payment.recordDelivery(generation.delivery(end));
     const paid = end.settlement.status !== 'failed';
-    this.record(payment, start, end);
+    const charged = paid ? await payment.charge(start.cached ? start.candidate.cost.total : realCost(start, end.completion)) : 0n;
+    this.record(payment, start, end, charged);
     if (paid && generation.originalReceived !== 'all') {
       // The payment stays "used" as long as its answer is kept, or a resend would meet the chain checks instead.
       await payment.holdFor(this.config.settlement.redeliveryTtlMs);
@@ -111,7 +122,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     }
   }
 
-  private record(payment: AcceptedPayment, start: PaidStart, end: Extract<GenerationEnd, { kind: 'answer' }>): void {
+  private record(payment: PaidPayment, start: PaidStart, end: Extract<GenerationEnd, { kind: 'answer' }>, charged: bigint): void {
     const { usage } = end.completion;
     this.background.run('spend log', () =>
       this.spendLog.record({
@@ -121,7 +132,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
         provider: start.candidate.model.provider,
         tokensIn: usage?.prompt_tokens ?? start.inputTokens,
         tokensOut: usage?.completion_tokens ?? 0,
-        amountChargedAtomic: end.settlement.status === 'failed' ? 0n : payment.amountPaid,
+        amountChargedAtomic: charged,
         createdAt: new Date(),
       }),
     );

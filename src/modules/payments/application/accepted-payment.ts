@@ -10,6 +10,7 @@ import type { ReplayStore } from '../ports/replay-store';
 import type { ReceiptStore } from '../ports/receipt-store';
 import type { BlockhashTracker } from './blockhash-tracker';
 import type { PaymentHold } from './payment-hold';
+import type { PaidPayment } from './paid-payment';
 import type { PaymentMetrics } from './payment-metrics';
 import type { ReceiptOutbox } from './receipt-outbox';
 
@@ -41,7 +42,7 @@ export interface PaymentCollaborators {
  * `settled` is the confirmation. The receipt records every step; a write that fails is retried by
  * the outbox, never dropped.
  */
-export class AcceptedPayment {
+export class AcceptedPayment implements PaidPayment {
   /** `refused`: already on chain with no durable claim for it; the claim is kept, nothing is settled. */
   private phase: 'accepted' | 'broadcast' | 'released' | 'refused' = 'accepted';
   private settlement: Promise<Settlement> | null = null;
@@ -139,6 +140,11 @@ export class AcceptedPayment {
   async recordDelivery(delivery: Delivery): Promise<void> {
     const { receipts } = this.deps;
     if (receipts) await this.deps.outbox.write(`receipt ${this.receiptId}: delivery`, () => receipts.recordDelivery(this.receiptId, delivery));
+  }
+
+  /** The transfer itself is the charge: what was paid, whatever the usage. */
+  charge(): Promise<bigint> {
+    return Promise.resolve(this.transfer.amount);
   }
 
   /** Keeps the payment counted as used for `ttlMs` more: its answer is kept for a resend that long. */

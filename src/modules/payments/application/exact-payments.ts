@@ -19,6 +19,8 @@ import { PaidRateLimit } from './paid-rate-limit';
 import { BlockhashTracker } from './blockhash-tracker';
 import { FeeSponsorship } from './fee-sponsorship';
 import type { PaymentHold } from './payment-hold';
+import { EscrowDeposits } from './escrow-deposits';
+import type { PaidPayment } from './paid-payment';
 import { SourceExposure, type BalanceRead } from './source-exposure';
 
 /** Spec 5.1: the header may hold up to 50 KB. */
@@ -89,6 +91,7 @@ export class ExactPayments {
     private readonly exposure: SourceExposure,
     private readonly sponsorship: FeeSponsorship,
     outbox: ReceiptOutbox,
+    private readonly deposits: EscrowDeposits,
     private readonly logger: AppLogger,
     config: GatewayConfig,
     @Optional() private readonly receipts?: ReceiptStore,
@@ -104,10 +107,27 @@ export class ExactPayments {
     return new CountedAttempt(COUNTED, clientAddress);
   }
 
-  async accept(header: string, context: PaymentContext): Promise<AcceptedPayment> {
+  /** An `exact` payment (the paid tools, the proxy): an escrow payload is refused, never downgraded. */
+  accept(header: string, context: PaymentContext): Promise<AcceptedPayment> {
+    return this.counted(context, () => {
+      const payload = this.decodeChecked(header, context);
+      return this.acceptExact(payload, context);
+    });
+  }
+
+  /** A chat payment: `exact`, or an `escrow` deposit when escrow is configured (EscrowDeposits). */
+  acceptWithEscrow(header: string, context: PaymentContext): Promise<PaidPayment> {
+    return this.counted<PaidPayment>(context, () => {
+      const payload = this.decodeChecked(header, context);
+      if (payload.accepted.scheme === 'escrow') return this.deposits.accept(payload, context);
+      return this.acceptExact(payload, context);
+    });
+  }
+
+  private async counted<T>(context: PaymentContext, accept: () => Promise<T>): Promise<T> {
     if (context.attempt.clientAddress !== context.clientAddress) throw new TypeError('the attempt was counted for another client address');
     try {
-      const payment = await this.acceptChecked(header, context);
+      const payment = await accept();
       this.metrics.payment('accepted');
       return payment;
     } catch (err) {
@@ -116,10 +136,21 @@ export class ExactPayments {
     }
   }
 
-  private async acceptChecked(header: string, context: PaymentContext): Promise<AcceptedPayment> {
+  /** Size, decode, and the terms every scheme shares: resource, network, asset; a channel voucher is 404 while channels do not exist. */
+  private decodeChecked(header: string, context: PaymentContext): PaymentPayload {
     if (Buffer.byteLength(header, 'utf8') > MAX_PAYMENT_HEADER_BYTES) throw paymentErrors.tooLarge(MAX_PAYMENT_HEADER_BYTES);
     const payload = this.decode(header);
-    const transaction = this.checkTerms(payload, context);
+    const { terms } = this.challenges;
+    if (resourcePath(payload.resource.url) !== context.path || (payload.resource.method ?? 'POST').toUpperCase() !== 'POST') throw paymentErrors.resource(context.path);
+    const { accepted } = payload;
+    if (accepted.network !== terms.network) throw paymentErrors.network(terms.network);
+    if (accepted.asset !== terms.asset) throw paymentErrors.asset(terms.asset);
+    if (accepted.scheme === 'channel' || payload.payload.kind === 'channel') throw paymentErrors.channelUnavailable();
+    return payload;
+  }
+
+  private async acceptExact(payload: PaymentPayload, context: PaymentContext): Promise<AcceptedPayment> {
+    const transaction = this.exactTransaction(payload, context);
     const transfer = this.verify(transaction, context.quote);
     const unsponsored = this.sponsorship.refusal(transfer, context.quote);
     if (unsponsored) throw unsponsored;
@@ -179,20 +210,12 @@ export class ExactPayments {
     }
   }
 
-  /**
-   * The payment must answer this endpoint's challenge: resource, network, asset, recipient, amount,
-   * scheme. Returns the `exact` payload's transaction.
-   */
-  private checkTerms(payload: PaymentPayload, context: PaymentContext): string {
-    const { terms } = this.challenges;
-    if (resourcePath(payload.resource.url) !== context.path || (payload.resource.method ?? 'POST').toUpperCase() !== 'POST') throw paymentErrors.resource(context.path);
+  /** The `exact` offer's own terms: recipient, scheme, payload, amount. Returns the payload's transaction. */
+  private exactTransaction(payload: PaymentPayload, context: PaymentContext): string {
     const { accepted } = payload;
-    if (accepted.network !== terms.network) throw paymentErrors.network(terms.network);
-    if (accepted.asset !== terms.asset) throw paymentErrors.asset(terms.asset);
-    if (accepted.payTo !== terms.payTo) throw paymentErrors.recipient(terms.payTo);
-    if (accepted.scheme === 'channel' || payload.payload.kind === 'channel') throw paymentErrors.channelUnavailable();
     // Never downgraded to exact (spec 4.7): an escrow payment where escrow is not offered is refused whole.
     if (accepted.scheme === 'escrow') throw paymentErrors.escrowNotAccepted();
+    if (accepted.payTo !== this.challenges.terms.payTo) throw paymentErrors.recipient(this.challenges.terms.payTo);
     if (accepted.scheme !== 'exact') throw paymentErrors.scheme(accepted.scheme);
     if (payload.payload.kind !== 'exact') throw paymentErrors.schemeMismatch(accepted.scheme, payload.payload.kind);
     const paid = BigInt(accepted.amount);
@@ -284,6 +307,7 @@ export class ExactPayments {
       broadcastAt: null,
       replayKey: transfer.replayKey,
       signedTransaction: transaction,
+      escrow: null,
     };
     await this.receipts.create(receipt);
     return receipt;

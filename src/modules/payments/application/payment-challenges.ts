@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { encodePaymentRequiredHeader, isNetwork, toHeaderForm, type PaymentRequiredBody } from '../../../../libs/x402';
 import { GatewayConfig } from '../../../config/gateway-config';
 import type { ChatCost } from '../../billing/domain/chat-cost';
-import { paymentRequired, type PaymentTerms } from '../domain/payment-offer';
+import { paymentRequired, type EscrowOffer, type PaymentTerms } from '../domain/payment-offer';
 import { FeeSponsorship } from './fee-sponsorship';
 
 /** A 402 challenge: the snake_case body and the base64 camelCase `PAYMENT-REQUIRED` header. */
@@ -25,8 +25,8 @@ export class PaymentChallenges {
     this.terms = { network, asset: usdcMint, payTo: recipientWallet };
   }
 
-  challenge(path: string, cost: ChatCost, extensions?: Readonly<Record<string, unknown>>): Challenge {
-    const body = paymentRequired({ url: path, method: 'POST' }, cost, this.terms, extensions);
+  challenge(path: string, cost: ChatCost, extensions?: Readonly<Record<string, unknown>>, escrow?: EscrowOffer): Challenge {
+    const body = paymentRequired({ url: path, method: 'POST' }, cost, this.terms, extensions, escrow);
     const feePayer = this.sponsorship.feePayerFor(cost.total) ?? undefined;
     return { body, header: encodePaymentRequiredHeader(toHeaderForm(body, { feePayer })) };
   }

@@ -51,13 +51,13 @@ export interface VerifiedTransfer {
 export type PaymentRejectionReason =
   /** Not base64, not a legacy or v0 Solana transaction, or indexes outside the message. */
   | 'undecodable'
-  /** Signer set that fits neither layout. */
+  /** Signer set that fits neither layout; for escrow, anything but the agent alone as fee payer and signer. */
   | 'layout'
   /** A token-program instruction other than TransferChecked, or no TransferChecked at all. */
   | 'not-transfer-checked'
   /** More than one TransferChecked. */
   | 'multiple-transfers'
-  /** An instruction outside the allowed set (compute budget, one TransferChecked, memo, leading nonce advance). */
+  /** An instruction outside the allowed set (compute budget, one TransferChecked, memo, leading nonce advance; for escrow, compute budget and one escrow instruction). */
   | 'disallowed-instruction'
   | 'amount'
   | 'destination'
@@ -73,7 +73,13 @@ export type PaymentRejectionReason =
   /** A durable-nonce transaction while they are not allowed, or a malformed nonce advance. */
   | 'durable-nonce'
   /** v0 address lookup tables: the accounts they add cannot be checked without the chain. */
-  | 'lookup-tables';
+  | 'lookup-tables'
+  /** Escrow: no instruction to the escrow program, or one that is not a deposit. */
+  | 'deposit-instruction'
+  /** Escrow: the deposit's accounts are not agent, provider, mint, escrow, agent and vault token accounts and the three programs, in order, with their flags. */
+  | 'deposit-accounts'
+  /** Escrow: the deposit's service id is not the payload's. */
+  | 'service-id';
 
 /** A payment transaction the gateway refuses; answered with 402 `invalid_payment` and PAYMENT_VERIFICATION_FAILED. */
 export class PaymentRejection extends Error {

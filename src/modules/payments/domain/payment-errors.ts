@@ -24,6 +24,10 @@ export const paymentErrors = {
   scheme: (scheme: string) => new GatewayError('payment.scheme_not_accepted', `payment scheme ${scheme} is not accepted on this endpoint; use exact`),
   schemeMismatch: (scheme: string, payload: string) => new GatewayError('payment.scheme_payload_mismatch', `payment scheme ${scheme} does not match its ${payload} payload`),
   escrowNotAccepted: () => new GatewayError('payment.scheme_payload_mismatch', 'escrow payments are not accepted on this endpoint; pay with the exact scheme advertised in the 402'),
+  escrowExpiry: (expirySlot: bigint, min: bigint, max: bigint) =>
+    new GatewayError('payment.escrow_expiry_outside_window', `deposit expiry_slot ${expirySlot} is outside the accepted window ${min} to ${max}; see GET /v1/escrow/config and sign a new deposit`),
+  escrowExists: () => new GatewayError('payment.escrow_exists', 'an escrow for this agent and service_id already exists; every request needs a fresh service_id'),
+  escrowBarred: (wallet: string) => new GatewayError('payment.escrow_barred', `wallet ${wallet} may no longer pay with escrow (a claim crediting it was rejected by the program); pay with exact`),
   channelUnavailable: () => new GatewayError('payment.channel_unavailable', 'channel payments are not available on this gateway'),
   replayed: (replayKey: string) => new PaymentReplayed(replayKey),
   unverifiable: () => new GatewayError('payment.unverifiable', PAYMENT_VERIFICATION_FAILED),

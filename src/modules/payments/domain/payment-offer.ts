@@ -12,21 +12,28 @@ export interface PaymentTerms {
   payTo: string;
 }
 
-/** The 402 quote body (spec 2.4): one `exact` offer for the quoted amount, and its breakdown. */
-export function paymentRequired(resource: { url: string; method: 'POST' }, cost: ChatCost, terms: PaymentTerms, extensions?: Readonly<Record<string, unknown>>): PaymentRequiredBody {
+/** An escrow offer's own terms: the program, and the provider key its claims come from (its `pay_to`). */
+export interface EscrowOffer {
+  programId: string;
+  provider: string;
+}
+
+/**
+ * The 402 quote body (spec 2.4): an `exact` offer for the quoted amount, an `escrow` one for the
+ * same deposit when escrow is offered (the header form keeps only `exact`), and the breakdown.
+ */
+export function paymentRequired(
+  resource: { url: string; method: 'POST' },
+  cost: ChatCost,
+  terms: PaymentTerms,
+  extensions?: Readonly<Record<string, unknown>>,
+  escrow?: EscrowOffer,
+): PaymentRequiredBody {
+  const offer = { network: terms.network, amount: cost.total.toString(), asset: terms.asset, max_timeout_seconds: MAX_TIMEOUT_SECONDS };
   return {
     x402_version: X402_VERSION,
     resource,
-    accepts: [
-      {
-        scheme: 'exact',
-        network: terms.network,
-        amount: cost.total.toString(),
-        asset: terms.asset,
-        pay_to: terms.payTo,
-        max_timeout_seconds: MAX_TIMEOUT_SECONDS,
-      },
-    ],
+    accepts: [{ scheme: 'exact', ...offer, pay_to: terms.payTo }, ...(escrow ? [{ scheme: 'escrow' as const, ...offer, pay_to: escrow.provider, escrow_program_id: escrow.programId }] : [])],
     cost_breakdown: {
       provider_cost: formatUsdc(cost.providerCost),
       platform_fee: formatUsdc(cost.platformFee),

@@ -39,6 +39,21 @@ export interface Receipt {
   replayKey: string;
   /** The signed transaction (base64), co-signed once broadcast; what the reconciler rebroadcasts. Never shown. */
   signedTransaction: string;
+  /** Escrow payments only (null otherwise): where the deposit sits and what became of its claim. */
+  escrow: EscrowReceipt | null;
+}
+
+/**
+ * An escrow payment's part of its receipt. The deposit is `amountPaidAtomic` (and
+ * `transactionSignature` the deposit's); the claim is `amountChargedAtomic` once settled; the rest
+ * goes back to the agent (by the claim, or by the agent's refund at expiry when nothing is claimed).
+ */
+export interface EscrowReceipt {
+  /** The escrow account (the PDA), base58. */
+  address: string;
+  expirySlot: bigint;
+  /** The claim transaction's id once one was sent; null while none was. */
+  claimSignature: string | null;
 }
 
 /** The changes a settlement (or its absence) makes to a pending receipt. */
@@ -50,6 +65,8 @@ export interface ReceiptOutcome {
   model?: string;
   /** The landed transaction's id, once known. */
   transactionSignature?: string;
+  /** Escrow: the claim transaction that landed (kept in the receipt's escrow part). */
+  claimSignature?: string;
 }
 
 /** What is recorded when a payment is handed to the chain. */

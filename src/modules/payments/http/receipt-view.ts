@@ -1,5 +1,5 @@
 import { formatUsdc } from '../../billing/domain/atomic-usdc';
-import type { Delivery, Receipt, ReceiptStatus } from '../domain/receipt';
+import type { Delivery, EscrowReceipt, Receipt, ReceiptStatus } from '../domain/receipt';
 
 /** A receipt on the wire (spec 2.10, docs/decisions.md): snake_case, atomic amounts as integer strings. */
 export interface ReceiptView {
@@ -26,6 +26,22 @@ export interface ReceiptView {
   delivery: Delivery | null;
   /** When the payment was handed to the chain; null while it never was. The signed bytes are never shown. */
   broadcast_at: string | null;
+  /** Escrow payments only. */
+  escrow?: EscrowView;
+}
+
+/**
+ * An escrow payment's deposit and where it went: `claimed_atomic` to the provider, the rest
+ * (`refunded_atomic`) back to the agent, by the claim or, when nothing is claimed, by the agent's
+ * refund at expiry. Both are null while the claim is pending.
+ */
+export interface EscrowView {
+  address: string;
+  expiry_slot: string;
+  deposit_atomic: string;
+  claimed_atomic: string | null;
+  refunded_atomic: string | null;
+  claim_signature: string | null;
 }
 
 export function receiptView(receipt: Receipt): ReceiptView {
@@ -50,5 +66,18 @@ export function receiptView(receipt: Receipt): ReceiptView {
     settled_at: receipt.settledAt?.toISOString() ?? null,
     delivery: receipt.delivery,
     broadcast_at: receipt.broadcastAt?.toISOString() ?? null,
+    ...(receipt.escrow ? { escrow: escrowView(receipt, receipt.escrow) } : {}),
+  };
+}
+
+function escrowView(receipt: Receipt, escrow: EscrowReceipt): EscrowView {
+  const claimed = receipt.status === 'pending' ? null : receipt.amountChargedAtomic;
+  return {
+    address: escrow.address,
+    expiry_slot: escrow.expirySlot.toString(),
+    deposit_atomic: receipt.amountPaidAtomic.toString(),
+    claimed_atomic: claimed === null ? null : claimed.toString(),
+    refunded_atomic: claimed === null ? null : (receipt.amountPaidAtomic - claimed).toString(),
+    claim_signature: escrow.claimSignature,
   };
 }

@@ -11,8 +11,11 @@ export abstract class BudgetReservations {
   /** Null when reserved, else the refusal to answer with (spec 4.9: 400 `budget exceeded for wallet ...`). */
   abstract reserve(receiptId: string, payerWallet: string, amountAtomic: bigint): Promise<GatewayError | null>;
 
-  /** The receipt reached a final status. */
-  abstract follow(receiptId: string, status: Exclude<ReceiptStatus, 'pending'>): Promise<void>;
+  /**
+   * The receipt reached a final status. `chargedAtomic`, when given for `settled`, is what was
+   * really taken (an escrow claim, at most the deposit reserved): the spend counts that.
+   */
+  abstract follow(receiptId: string, status: Exclude<ReceiptStatus, 'pending'>, chargedAtomic?: bigint): Promise<void>;
 
   /** Whether the payer has a budget of its own or is in a team that has one. */
   abstract isBudgeted(payerWallet: string): Promise<boolean>;

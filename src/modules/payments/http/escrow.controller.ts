@@ -1,0 +1,55 @@
+import { Controller, Get, Optional } from '@nestjs/common';
+import { AdminOnly } from '../../../http/admin.guard';
+import { EscrowClaimProcessor } from '../application/escrow-claim-processor';
+import { EscrowDeposits } from '../application/escrow-deposits';
+import { PaymentChallenges } from '../application/payment-challenges';
+import { SLOT_MS } from '../domain/escrow-window';
+import { EscrowClaims } from '../ports/escrow-claims';
+import { FeePayers } from '../ports/fee-payers';
+
+/** The escrow scheme's public terms and its operators' health (spec 3.2, 4.10). */
+@Controller('v1/escrow')
+export class EscrowController {
+  constructor(
+    private readonly deposits: EscrowDeposits,
+    private readonly processor: EscrowClaimProcessor,
+    private readonly challenges: PaymentChallenges,
+    private readonly feePayers: FeePayers,
+    @Optional() private readonly claims?: EscrowClaims,
+  ) {}
+
+  /** What a client needs to build a deposit the gateway accepts: the program, the provider, the mint and the expiry window now. */
+  @Get('config')
+  async config() {
+    const { terms } = this.deposits;
+    const { network, asset } = this.challenges.terms;
+    const window = terms ? await this.deposits.window() : null;
+    return {
+      enabled: terms !== null,
+      program_id: terms?.programId ?? null,
+      provider: terms?.provider ?? null,
+      mint: asset,
+      network,
+      current_slot: window === null ? null : Number(window.minSlot - window.minSlotsAhead),
+      slot_ms: SLOT_MS,
+      expiry:
+        window === null ? null : { min_slots_ahead: Number(window.minSlotsAhead), max_slots_ahead: Number(window.maxSlotsAhead), min_slot: Number(window.minSlot), max_slot: Number(window.maxSlot) },
+    };
+  }
+
+  /** `down` while escrow is off; `degraded` while the claim processor is not running, no fee payer key is loaded, or the claim breaker is open. */
+  @Get('health')
+  @AdminOnly('unavailable')
+  async health() {
+    const processor = this.processor.state();
+    const feePayerWallets = this.feePayers.addresses().length;
+    const counts = this.deposits.terms && this.claims ? await this.claims.counts() : null;
+    const status = counts === null ? 'down' : !processor.running || feePayerWallets === 0 || processor.breaker === 'open' ? 'degraded' : 'ok';
+    return {
+      status,
+      claims: { failed: counts?.failed ?? 0, pending_in_queue: (counts?.pending ?? 0) + (counts?.inProgress ?? 0), completed: counts?.completed ?? 0 },
+      fee_payer_wallets: feePayerWallets,
+      breaker: { state: processor.breaker, open_until: processor.breakerOpenUntil?.toISOString() ?? null, samples: processor.samples, failures: processor.failures },
+    };
+  }
+}
