@@ -3,6 +3,7 @@
  * at the mainnet mint, a fake OpenAI-compatible provider, the gateway, and a fresh wallet that
  * pays for one chat completion with the official x402 client. Prints the quote, the payment, the
  * answer, the receipt and both balances before and after. Everything stays on 127.0.0.1.
+ * `npm run demo -- --escrow` shows the escrow scheme instead (demo/escrow-demo.ts).
  */
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
@@ -17,6 +18,7 @@ import { loadConfig } from '../src/config/load-config';
 import { startGateway } from '../src/gateway';
 import { formatUsdc } from '../src/modules/billing/domain/atomic-usdc';
 import { startOpenAiFake } from '../test/fakes/openai-fake';
+import { escrowDemo } from './escrow-demo';
 
 const coreClient = require('@x402/core/client') as typeof import('@x402/core/dist/cjs/client');
 const { wrapFetchWithPayment } = require('@x402/fetch') as typeof import('@x402/fetch/dist/cjs');
@@ -24,6 +26,7 @@ const { wrapFetchWithPayment } = require('@x402/fetch') as typeof import('@x402/
 const BODY = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to a new x402 user.' }], max_tokens: 100 };
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--escrow')) return escrowDemo(line);
   const localnet = await startLocalnet();
   const fake = await startOpenAiFake();
   localnet.createUsdcMint();

@@ -5,10 +5,12 @@
  * and confirmation), sequential, everything in this process on loopback; and the JSON-RPC calls a
  * paid request makes, counted by a proxy in front of the chain (the blockhash tracker's polls
  * apart). With `--budget` the payer has a wallet budget, so every paid request also reserves
- * against it (one transaction with a row lock) and converts the reservation at settlement.
- *   npm run bench:payments [-- --quick] [-- --budget]
+ * against it (one transaction with a row lock) and converts the reservation at settlement. With
+ * `--escrow` each round also sends an escrow-paid JSON request (the deposit verified, simulated,
+ * sent and confirmed before the provider; the claim afterwards, off the request's path).
+ *   npm run bench:payments [-- --quick] [-- --budget] [-- --escrow]
  */
-import { Keypair } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { decodePaymentSignature } from '../../libs/x402';
 import { Secret } from '../../src/config/secret';
 import { KeypairFeePayers } from '../../src/adapters/solana/keypair-fee-payers';
@@ -17,16 +19,20 @@ import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPa
 import { microBench, printMicroTable } from '../harness/micro-bench';
 import { percentiles } from '../harness/percentiles';
 import { startRpcFaultProxy } from '../../test/support/rpc-fault-proxy';
+import { escrowPaymentHeader } from '../../test/support/escrow-payments';
 
 const quick = process.argv.includes('--quick');
 const budgeted = process.argv.includes('--budget');
+const escrowed = process.argv.includes('--escrow');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const PAID_REQUESTS = quick ? 50 : 300;
 
-const RPC_METHODS = ['isBlockhashValid', 'simulateTransaction', 'getAccountInfo', 'sendTransaction', 'getSignatureStatuses', 'getLatestBlockhash', 'getEpochInfo', 'getBlockHeight'];
+const RPC_METHODS = ['isBlockhashValid', 'simulateTransaction', 'getAccountInfo', 'sendTransaction', 'getSignatureStatuses', 'getLatestBlockhash', 'getEpochInfo', 'getBlockHeight', 'getSlot'];
 
 async function main(): Promise<void> {
-  const world = await startPaidWorld();
+  const world = await startPaidWorld({ escrow: escrowed });
+  // Each deposit's rent (escrow and vault accounts) is out until its claim closes them.
+  if (escrowed) world.localnet.airdrop(world.payer.publicKey, 5 * LAMPORTS_PER_SOL);
   const rpc = await startRpcFaultProxy(world.localnet.url);
   const gateway = await startPaidGateway(world, {
     GW_LOG_LEVEL: 'silent',
@@ -66,6 +72,8 @@ async function main(): Promise<void> {
     const payments = Array.from({ length: PAID_REQUESTS }, () => specPaymentHeader(world, header));
     const streamBody = chatBody({ stream: true });
     const streamPayments = Array.from({ length: PAID_REQUESTS }, () => specPaymentHeader(world, header));
+    const deposits = escrowed ? await Promise.all(Array.from({ length: PAID_REQUESTS }, async () => (await escrowPaymentHeader(world, gateway, { amount })).header)) : [];
+    const escrowPaid = new Float64Array(escrowed ? PAID_REQUESTS : 0);
     const paid = new Float64Array(PAID_REQUESTS);
     const streamed = new Float64Array(PAID_REQUESTS);
     const quotes = new Float64Array(PAID_REQUESTS);
@@ -84,14 +92,25 @@ async function main(): Promise<void> {
       const text = await stream.text();
       if (stream.status !== 200 || !text.includes('[DONE]')) throw new Error(`paid stream ${i} answered ${stream.status}`);
       streamed[i] = performance.now() - start;
+      if (!escrowed) continue;
+      start = performance.now();
+      const deposited = await postChat(gateway, chatBody(), { 'payment-signature': deposits[i] });
+      await deposited.arrayBuffer();
+      if (deposited.status !== 200) throw new Error(`escrow-paid request ${i} answered ${deposited.status}`);
+      escrowPaid[i] = performance.now() - start;
     }
     const row = (name: string, samples: Float64Array) => {
       const p = percentiles(samples);
       return { request: name, n: samples.length, 'p50 ms': p.p50.toFixed(2), 'p90 ms': p.p90.toFixed(2), 'p99 ms': p.p99.toFixed(2) };
     };
     console.log('end to end on the local chain (sequential; gateway, chain and fake provider in this process):');
-    console.table([row('402 quote', quotes), row('paid, JSON, answer and confirmation', paid), row('paid, stream, to [DONE]', streamed)]);
-    const paidRequests = 2 * PAID_REQUESTS;
+    console.table([
+      row('402 quote', quotes),
+      row('paid, JSON, answer and confirmation', paid),
+      row('paid, stream, to [DONE]', streamed),
+      ...(escrowed ? [row('escrow-paid, JSON (deposit confirmed before serving)', escrowPaid)] : []),
+    ]);
+    const paidRequests = (escrowed ? 3 : 2) * PAID_REQUESTS;
     console.log(
       `JSON-RPC calls per paid request (${paidRequests} paid requests; getLatestBlockhash and getEpochInfo are the tracker's timer; getBlockHeight is acceptance's, at most one read per 100 ms, beside the simulation):`,
     );

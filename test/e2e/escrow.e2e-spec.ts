@@ -192,11 +192,41 @@ describe('the escrow scheme on the local chain (spec 1.5, 2.4, 2.5, 3.2)', () =>
     expect(((await tool.json()) as { error: { code: string } }).error.code).toBe('payment.scheme_payload_mismatch');
   });
 
+  it('a wallet budget reserves the deposit and, once claimed, counts only the claim', async () => {
+    const agent = Keypair.generate();
+    world.localnet.airdrop(agent.publicKey, 1_000_000_000);
+    world.localnet.fundUsdc(agent.publicKey, 5_000_000n);
+    const { amount } = await quoteOf(chatBody());
+    const admin = { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+    const budgetPath = `${gateway.url}/v1/wallets/${agent.publicKey.toBase58()}/budget`;
+    // Room for one deposit exactly.
+    expect((await fetch(budgetPath, { method: 'PUT', headers: admin, body: JSON.stringify({ daily: Number(amount) / 1_000_000 }) })).status).toBe(200);
+    const { res } = await pay(chatBody(), { agent });
+    expect(res.status).toBe(200);
+    const completion = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
+    const cost = chatCost(completion.usage.prompt_tokens, completion.usage.completion_tokens, rates).total;
+    await until(
+      () => receipt(res.headers.get('x-gw-receipt') as string),
+      (body) => body.status === 'settled',
+    );
+    const budget = (await (await fetch(budgetPath, { headers: admin })).json()) as { daily_spend: string };
+    expect(budget.daily_spend).toBe((Number(cost) / 1_000_000).toFixed(6));
+    // The claim left less than a whole deposit: the next deposit of the quote is over the budget, and nothing moves.
+    const before = usdc(agent);
+    const { res: refused } = await pay(chatBody(), { agent });
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('budget.exceeded');
+    expect(usdc(agent)).toBe(before);
+  });
+
   it('reports its health to the admin', async () => {
     const read = async () => (await fetch(`${gateway.url}/v1/escrow/health`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json() as Promise<{ claims: { pending_in_queue: number } }>;
     // The previous test's claim may still be on its way.
     const health = await until(read, (body) => body.claims.pending_in_queue === 0);
     expect(health).toMatchObject({ status: 'ok', claims: { failed: 0, pending_in_queue: 0 }, fee_payer_wallets: 1, breaker: { state: 'closed' } });
     expect((await fetch(`${gateway.url}/v1/escrow/health`)).status).toBe(401);
+    const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).text();
+    expect(metrics).toMatch(/^gw_escrow_claims\{status="completed"\} [1-9]/m);
+    expect(metrics).toMatch(/^gw_escrow_claim_breaker_open 0$/m);
   });
 });

@@ -86,6 +86,27 @@ describe('the README commands', () => {
     expect(out).toContain(`Balances after\n  payer ${after.slice(0, -6)}.${after.slice(-6)} USDC, gateway recipient 0.${Number(amount).toString().padStart(6, '0')} USDC`);
   }, 180_000);
 
+  it('`npm run demo -- --escrow` deposits, gets its answer, and shows the claim of the real cost and the refund of the rest', () => {
+    const run = spawnSync('npm', ['run', 'demo', '--silent', '--', '--escrow'], {
+      cwd: repo,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME ?? tempDir() },
+      encoding: 'utf8',
+      timeout: 170_000,
+    });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const out = run.stdout;
+    expect(out).toContain('2. The deposit (PAYMENT-SIGNATURE, escrow)');
+    expect(out).toMatch(/3\. The answer \(HTTP 200\)\n {2}openai\/gpt-4o-mini: "fake openai reply to: /);
+    expect(out).toContain('"status": "settled"');
+    const deposit = Number(/"deposit_atomic": "(\d+)"/.exec(out)?.[1]);
+    const claimed = Number(/"claimed_atomic": "(\d+)"/.exec(out)?.[1]);
+    expect(out).toContain(`"refunded_atomic": "${deposit - claimed}"`);
+    expect(claimed).toBeLessThan(deposit);
+    const after = (5_000_000 - claimed).toString().padStart(7, '0');
+    expect(out).toContain(`Balances after\n  agent ${after.slice(0, -6)}.${after.slice(-6)} USDC, escrow provider 0.${claimed.toString().padStart(6, '0')} USDC`);
+  }, 180_000);
+
   // Also here, for the same reason: it builds into dist/.
   it('`npm run bench -- --quick` runs every scenario end to end and prints its tables', () => {
     const run = spawnSync('npm', ['run', 'bench', '--silent', '--', '--quick'], {

@@ -77,6 +77,30 @@ describe('startRpcFaultProxy', () => {
     ]);
   });
 
+  it('fail: matching calls get a JSON-RPC error and never reach the target; `when` picks calls by their params', async () => {
+    proxy.mode({ kind: 'fail', methods: ['sendTransaction'], when: (callParams) => (callParams as string[])[0] === 'claim' });
+    const send = (param: string) => fetch(proxy.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'sendTransaction', params: [param] }) });
+    const failed = await send('claim');
+    expect(failed.status).toBe(200);
+    expect(await failed.json()).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32005, message: 'Node is unhealthy' } });
+    expect(((await (await send('deposit')).json()) as { result: string }).result).toBe('sendTransaction');
+    expect(((await (await call('getSlot')).json()) as { result: string }).result).toBe('getSlot');
+    const batch = await fetch(proxy.url, { method: 'POST', body: JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: ['claim'] }]) });
+    expect(await batch.json()).toEqual([{ jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'Node is unhealthy' } }]);
+    expect(served).toEqual(['sendTransaction', 'getSlot']);
+    expect(proxy.calls('sendTransaction')).toBe(3);
+  });
+
+  it('a `when` that throws does not match', async () => {
+    proxy.mode({
+      kind: 'fail',
+      when: () => {
+        throw new Error('undecodable');
+      },
+    });
+    expect((await (await call('getSlot')).json()) as { result: string }).toMatchObject({ result: 'getSlot' });
+  });
+
   it('flaky: every Nth matching call is a 503 that never reaches the target', async () => {
     proxy.mode({ kind: 'flaky', every: 2 });
     const statuses: number[] = [];

@@ -2,20 +2,33 @@ import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, 
 import type { AddressInfo, Socket } from 'node:net';
 
 /**
- * What the proxy does to the JSON-RPC calls it sees. `methods` unset means every method; a call
- * matches when any method of its body (a JSON-RPC batch counts each) is listed.
+ * Which calls a mode touches. `methods` unset means every method; a call matches when any method of
+ * its body (a JSON-RPC batch counts each) is listed and, with `when`, when `when` holds for that
+ * call's `params` (e.g. a sendTransaction whose decoded transaction has a given fee payer).
  */
+export interface RpcCallFilter {
+  methods?: string[];
+  when?: (params: unknown) => boolean;
+}
+
+/** What the proxy does to the JSON-RPC calls it sees (the matching ones: see RpcCallFilter). */
 export type RpcFaultMode =
   | { kind: 'pass' }
   /** Matching calls wait `delayMs`, then are forwarded. */
-  | { kind: 'slow'; delayMs: number; methods?: string[] }
+  | ({ kind: 'slow'; delayMs: number } & RpcCallFilter)
   /** Every `every`-th matching call (counted from this mode's start) answers HTTP 503 and is not forwarded. */
-  | { kind: 'flaky'; every: number; methods?: string[] }
+  | ({ kind: 'flaky'; every: number } & RpcCallFilter)
   /**
    * Matching calls are held unanswered. On a switch to any other mode the held calls are forwarded
    * (so they answer late, as an RPC node that stalled and recovered); on close they are destroyed.
    */
-  | { kind: 'silent'; methods?: string[] }
+  | ({ kind: 'silent' } & RpcCallFilter)
+  /**
+   * Matching calls are answered, without being forwarded, with a JSON-RPC error (HTTP 200, one per
+   * call of a batch): a node refusing the call itself, an RPC failure rather than a program error.
+   * Default error: -32005, "Node is unhealthy".
+   */
+  | ({ kind: 'fail'; error?: { code: number; message: string } } & RpcCallFilter)
   /**
    * `sendTransaction` is forwarded with `skipPreflight: true`, whatever the caller asked: a node
    * whose preflight ran against older state, so a transfer the payer emptied its account for lands
@@ -79,19 +92,19 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
     upstream.end(body);
   };
 
-  const matches = (mode: RpcFaultMode, methods: string[]): boolean => {
+  const matches = (mode: RpcFaultMode, calls: RpcCall[]): boolean => {
     if (mode.kind === 'pass') return false;
-    if (mode.kind === 'no-preflight') return methods.includes('sendTransaction');
-    return mode.methods === undefined || methods.some((method) => mode.methods?.includes(method));
+    if (mode.kind === 'no-preflight') return calls.some((call) => call.method === 'sendTransaction');
+    return calls.some((call) => (mode.methods === undefined || mode.methods.includes(call.method)) && (mode.when === undefined || holds(mode.when, call.params)));
   };
 
   const handle = (call: Held): void => {
-    const methods = rpcMethods(call.body);
-    for (const method of methods) counts.set(method, (counts.get(method) ?? 0) + 1);
-    total += methods.length;
+    const calls = rpcCalls(call.body);
+    for (const { method } of calls) counts.set(method, (counts.get(method) ?? 0) + 1);
+    total += calls.length;
     const mode = current;
     // Anything that is not a JSON-RPC call (GET /health) passes untouched.
-    if (methods.length === 0 || !matches(mode, methods)) return forward(call);
+    if (calls.length === 0 || !matches(mode, calls)) return forward(call);
     switch (mode.kind) {
       case 'slow': {
         const timer = setTimeout(() => {
@@ -115,6 +128,13 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
         return;
       case 'no-preflight':
         return forward({ ...call, body: withoutPreflight(call.body) });
+      case 'fail': {
+        const error = mode.error ?? { code: -32005, message: 'Node is unhealthy' };
+        const answers = calls.map(({ id }) => ({ jsonrpc: '2.0', id, error }));
+        call.res.writeHead(200, { 'content-type': 'application/json' });
+        call.res.end(JSON.stringify(isBatch(call.body) ? answers : answers[0]));
+        return;
+      }
       default:
         return forward(call);
     }
@@ -167,16 +187,43 @@ function withoutPreflight(body: Buffer): Buffer {
   return Buffer.from(JSON.stringify(call));
 }
 
-/** The methods named by a JSON-RPC body, one per call of a batch; a body that is not JSON-RPC names none. */
-function rpcMethods(body: Buffer): string[] {
-  let parsed: unknown;
+/** A predicate that throws (params it cannot decode) does not match: the call passes as any other. */
+function holds(when: (params: unknown) => boolean, params: unknown): boolean {
   try {
-    parsed = JSON.parse(body.toString('utf8'));
+    return when(params);
   } catch {
-    return [];
+    return false;
   }
-  const calls = Array.isArray(parsed) ? parsed : [parsed];
-  return calls.flatMap((call) => (call !== null && typeof call === 'object' && typeof (call as { method?: unknown }).method === 'string' ? [(call as { method: string }).method] : []));
+}
+
+interface RpcCall {
+  id: unknown;
+  method: string;
+  params: unknown;
+}
+
+function parseBody(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+function isBatch(body: Buffer): boolean {
+  return Array.isArray(parseBody(body));
+}
+
+/** The calls of a JSON-RPC body, one per call of a batch; a body that is not JSON-RPC has none. */
+function rpcCalls(body: Buffer): RpcCall[] {
+  const parsed = parseBody(body);
+  if (parsed === undefined) return [];
+  const calls: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  return calls.flatMap((call) => {
+    if (call === null || typeof call !== 'object') return [];
+    const { id, method, params } = call as { id?: unknown; method?: unknown; params?: unknown };
+    return typeof method === 'string' ? [{ id: id ?? null, method, params }] : [];
+  });
 }
 
 function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {

@@ -60,6 +60,15 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
   ) {
     logger.setContext(EscrowClaimProcessor.name);
     this.breaker = new ClaimBreaker(config.escrow.breakerWindowMs, config.escrow.breakerResetMs);
+    if (claims && this.enabled) {
+      metrics.escrowClaims(
+        async () => {
+          const counts = await claims.counts();
+          return { pending: counts.pending, in_progress: counts.inProgress, completed: counts.completed, failed: counts.failed };
+        },
+        () => this.breaker.state(Date.now()) === 'open',
+      );
+    }
   }
 
   get enabled(): boolean {

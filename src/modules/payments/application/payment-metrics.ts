@@ -60,6 +60,27 @@ export class PaymentMetrics {
     });
   }
 
+  /** The escrow claim queue by status, and whether the claim breaker is open, read at each scrape. */
+  escrowClaims(read: () => Promise<Readonly<Record<'pending' | 'in_progress' | 'completed' | 'failed', number>>>, breakerOpen: () => boolean): void {
+    new Gauge({
+      name: 'gw_escrow_claims',
+      help: 'Escrow claims in the durable queue, by status',
+      labelNames: ['status'],
+      registers: [this.registry],
+      async collect() {
+        for (const [status, count] of Object.entries(await read())) this.set({ status }, count);
+      },
+    });
+    new Gauge({
+      name: 'gw_escrow_claim_breaker_open',
+      help: '1 while the escrow claim breaker is open: no claim is sent',
+      registers: [this.registry],
+      collect() {
+        this.set(breakerOpen() ? 1 : 0);
+      },
+    });
+  }
+
   /** A gauge per fee payer, read from the chain at each scrape; a balance that cannot be read keeps its last value. */
   feePayerBalances(read: () => Promise<ReadonlyArray<{ address: string; lamports: bigint | null }>>): void {
     new Gauge({
