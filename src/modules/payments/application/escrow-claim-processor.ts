@@ -104,7 +104,9 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
     const claims = this.claims;
     if (!this.enabled || !claims || this.breaker.state(Date.now()) === 'open') return;
     const now = new Date();
-    const leased = await claims.lease(BATCH, now, new Date(now.getTime() + this.config.settlement.leaseTtlMs));
+    // Longer than a whole attempt (send, then the confirmation window) can take, so no other instance re-leases a claim mid-attempt.
+    const leaseMs = this.config.settlement.leaseTtlMs + 2 * this.config.settlement.confirmMs;
+    const leased = await claims.lease(BATCH, now, new Date(now.getTime() + leaseMs));
     for (const claim of leased) {
       if (this.breaker.state(Date.now()) === 'open') {
         await claims.retry(claim.id, new Date(Date.now() + this.config.escrow.breakerResetMs), 'claim breaker open');

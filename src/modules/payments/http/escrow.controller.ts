@@ -1,11 +1,14 @@
 import { Controller, Get, Optional } from '@nestjs/common';
 import { AdminOnly } from '../../../http/admin.guard';
+import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
 import { EscrowClaimProcessor } from '../application/escrow-claim-processor';
 import { EscrowDeposits } from '../application/escrow-deposits';
 import { PaymentChallenges } from '../application/payment-challenges';
 import { SLOT_MS } from '../domain/escrow-window';
 import { EscrowClaims } from '../ports/escrow-claims';
 import { FeePayers } from '../ports/fee-payers';
+
+export const ESCROW_CONFIG_RATE_LIMIT = 120;
 
 /** The escrow scheme's public terms and its operators' health (spec 3.2, 4.10). */
 @Controller('v1/escrow')
@@ -18,12 +21,14 @@ export class EscrowController {
     @Optional() private readonly claims?: EscrowClaims,
   ) {}
 
-  /** What a client needs to build a deposit the gateway accepts: the program, the provider, the mint and the expiry window now. */
+  /** What a client needs to build a deposit the gateway accepts: the program, the provider, the mint and the expiry window now. It reads the chain's slot, so it is limited per client network. */
   @Get('config')
+  @RouteRateLimit('escrow-config', ESCROW_CONFIG_RATE_LIMIT)
   async config() {
     const { terms } = this.deposits;
     const { network, asset } = this.challenges.terms;
-    const window = terms ? await this.deposits.window() : null;
+    // An unreachable chain leaves the slot and the window unknown; the terms still stand.
+    const window = terms ? await this.deposits.window().catch(() => null) : null;
     return {
       enabled: terms !== null,
       program_id: terms?.programId ?? null,
