@@ -6,18 +6,11 @@
  * `npm run demo -- --escrow` shows the escrow scheme instead (demo/escrow-demo.ts).
  */
 import { createKeyPairSignerFromBytes } from '@solana/kit';
-import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
+import { Keypair } from '@solana/web3.js';
 import { ExactSvmScheme } from '@x402/svm';
-import bs58 from 'bs58';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, decodePaymentSignature } from '../libs/x402';
-import { startLocalnet } from '../libs/solana-localnet';
-import { loadConfig } from '../src/config/load-config';
-import { startGateway } from '../src/gateway';
 import { formatUsdc } from '../src/modules/billing/domain/atomic-usdc';
-import { startOpenAiFake } from '../test/fakes/openai-fake';
+import { startDemoWorld } from './demo-world';
 import { escrowDemo } from './escrow-demo';
 
 const coreClient = require('@x402/core/client') as typeof import('@x402/core/dist/cjs/client');
@@ -27,26 +20,9 @@ const BODY = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 
 
 async function main(): Promise<void> {
   if (process.argv.includes('--escrow')) return escrowDemo(line);
-  const localnet = await startLocalnet();
-  const fake = await startOpenAiFake();
-  localnet.createUsdcMint();
-  const [recipient, feePayer, wallet] = [Keypair.generate(), Keypair.generate(), Keypair.generate()];
-  localnet.createTokenAccount(recipient.publicKey);
-  localnet.airdrop(feePayer.publicKey, LAMPORTS_PER_SOL);
+  const wallet = Keypair.generate();
+  const { localnet, fake, recipient, config, gateway, close } = await startDemoWorld();
   localnet.fundUsdc(wallet.publicKey, 5_000_000n); // 5 USDC, and no SOL: the gateway sponsors the fee
-
-  const { config } = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    GW_LOG_LEVEL: 'silent',
-    GW_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-demo-')),
-    GW_SOLANA_RPC_URL: localnet.url,
-    GW_RECIPIENT_WALLET: recipient.publicKey.toBase58(),
-    GW_FEE_PAYER_KEYS: bs58.encode(feePayer.secretKey),
-    OPENAI_API_KEY: 'demo-key',
-    GW_OPENAI_BASE_URL: fake.url,
-  });
-  const gateway = await startGateway(config);
   const url = `${gateway.url}/v1/chat/completions`;
   const balances = (): string => `payer ${formatUsdc(localnet.usdcBalance(wallet.publicKey))} USDC, gateway recipient ${formatUsdc(localnet.usdcBalance(recipient.publicKey))} USDC`;
 
@@ -89,8 +65,7 @@ async function main(): Promise<void> {
     line(`4. The receipt (GET ${receiptPath})`, JSON.stringify(receipt, null, 2));
     line('Balances after', balances());
   } finally {
-    await gateway.close();
-    await Promise.all([fake.close(), localnet.close()]);
+    await close();
   }
 }
 

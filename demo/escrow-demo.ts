@@ -5,48 +5,25 @@
  * in the same claim. Prints the balances at each step. Everything stays on 127.0.0.1.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Keypair, LAMPORTS_PER_SOL, MessageV0, PublicKey, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { depositInstruction, escrowPda } from '../libs/escrow';
-import { startLocalnet } from '../libs/solana-localnet';
 import { encodePaymentSignature } from '../libs/x402';
-import { loadConfig } from '../src/config/load-config';
-import { startGateway } from '../src/gateway';
 import { formatUsdc } from '../src/modules/billing/domain/atomic-usdc';
-import { startOpenAiFake } from '../test/fakes/openai-fake';
+import { startDemoWorld } from './demo-world';
 
 const BODY = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to a new escrow user.' }], max_tokens: 400 };
 
 export async function escrowDemo(line: (title: string, text: string) => void): Promise<void> {
   const programId = Keypair.generate().publicKey;
-  const localnet = await startLocalnet({ escrowProgramId: programId });
-  const fake = await startOpenAiFake();
-  const mint = localnet.createUsdcMint();
-  const [recipient, feePayer, provider, agent] = [Keypair.generate(), Keypair.generate(), Keypair.generate(), Keypair.generate()];
-  localnet.createTokenAccount(recipient.publicKey);
-  localnet.airdrop(feePayer.publicKey, LAMPORTS_PER_SOL);
+  const [provider, agent] = [Keypair.generate(), Keypair.generate()];
+  const { localnet, fake, mint, gateway, close } = await startDemoWorld({
+    escrowProgramId: programId,
+    env: () => ({ GW_ESCROW_PROGRAM_ID: programId.toBase58(), GW_ESCROW_PROVIDER_KEY: bs58.encode(provider.secretKey), GW_CLAIM_INTERVAL_MS: '100' }),
+  });
   localnet.airdrop(provider.publicKey, LAMPORTS_PER_SOL / 10);
   localnet.airdrop(agent.publicKey, LAMPORTS_PER_SOL / 10); // the deposit's fee and the escrow accounts' rent (given back at the claim)
   localnet.fundUsdc(agent.publicKey, 5_000_000n);
-
-  const { config } = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    GW_LOG_LEVEL: 'silent',
-    GW_DATA_DIR: mkdtempSync(join(tmpdir(), 'gw-demo-')),
-    GW_SOLANA_RPC_URL: localnet.url,
-    GW_RECIPIENT_WALLET: recipient.publicKey.toBase58(),
-    GW_FEE_PAYER_KEYS: bs58.encode(feePayer.secretKey),
-    GW_ESCROW_PROGRAM_ID: programId.toBase58(),
-    GW_ESCROW_PROVIDER_KEY: bs58.encode(provider.secretKey),
-    GW_CLAIM_INTERVAL_MS: '100',
-    OPENAI_API_KEY: 'demo-key',
-    GW_OPENAI_BASE_URL: fake.url,
-  });
-  const gateway = await startGateway(config);
   const url = `${gateway.url}/v1/chat/completions`;
   const balances = (): string => `agent ${formatUsdc(localnet.usdcBalance(agent.publicKey))} USDC, escrow provider ${formatUsdc(localnet.usdcBalance(provider.publicKey))} USDC`;
 
@@ -100,7 +77,6 @@ export async function escrowDemo(line: (title: string, text: string) => void): P
     line(`4. The claim and the refund (GET ${receiptPath})`, JSON.stringify(receipt, null, 2));
     line('Balances after', balances());
   } finally {
-    await gateway.close();
-    await Promise.all([fake.close(), localnet.close()]);
+    await close();
   }
 }

@@ -1,7 +1,7 @@
-import { ACCOUNT_SIZE, AccountLayout, AccountState, getAssociatedTokenAddressSync, MINT_SIZE, MintLayout, TOKEN_PROGRAM_ID } from '@solana/spl-token';
+import { AccountLayout, getAssociatedTokenAddressSync, MINT_SIZE, MintLayout, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { PublicKey } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
-import { decodeMint, decodeTokenAccount } from './token-accounts';
+import { decodeMint, decodeTokenAccount, encodeTokenAccount } from './token-accounts';
 
 /** The mainnet USDC mint; the x402 client knows it, so the localnet puts its USDC there by default. */
 export const MAINNET_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -42,23 +42,7 @@ export function ensureTokenAccount(svm: LiteSVM, mint: PublicKey, owner: PublicK
     }
     return address;
   }
-  const data = Buffer.alloc(ACCOUNT_SIZE);
-  AccountLayout.encode(
-    {
-      mint,
-      owner,
-      amount: 0n,
-      delegateOption: 0,
-      delegate: PublicKey.default,
-      state: AccountState.Initialized,
-      isNativeOption: 0,
-      isNative: 0n,
-      delegatedAmount: 0n,
-      closeAuthorityOption: 0,
-      closeAuthority: PublicKey.default,
-    },
-    data,
-  );
+  const data = Buffer.from(encodeTokenAccount({ mint, owner, amount: 0n }));
   writeTokenProgramAccount(svm, address, data);
   return address;
 }

@@ -8,11 +8,12 @@ import {
   TOKEN_PROGRAM_ID,
   type RawAccount,
 } from '@solana/spl-token';
-import { PublicKey, SystemProgram } from '@solana/web3.js';
+import { type PublicKey, SystemProgram } from '@solana/web3.js';
 import bs58 from 'bs58';
 import type { AccountInfoBytes } from 'litesvm';
 import { SYSTEM_ERRORS, TOKEN_ERRORS } from '../escrow';
 import type { AccountOverlay } from './account-overlay';
+import { encodeTokenAccount } from './token-accounts';
 import type { CompiledInnerInstructionJson } from './execution-result';
 
 /** How an instruction failed, as the `InstructionError` detail: `{ Custom: 6000 }` or a runtime error name. */
@@ -167,25 +168,4 @@ export function decodeRawTokenAccount(info: AccountInfoBytes | null): RawAccount
   if (!info || !info.owner.equals(TOKEN_PROGRAM_ID) || info.data.length !== ACCOUNT_SIZE) return null;
   const account = AccountLayout.decode(info.data);
   return account.state === AccountState.Uninitialized ? null : account;
-}
-
-export function encodeTokenAccount({ mint, owner, amount }: { mint: PublicKey; owner: PublicKey; amount: bigint }): Uint8Array {
-  const data = Buffer.alloc(ACCOUNT_SIZE);
-  AccountLayout.encode(
-    {
-      mint,
-      owner,
-      amount,
-      delegateOption: 0,
-      delegate: PublicKey.default,
-      state: AccountState.Initialized,
-      isNativeOption: 0,
-      isNative: 0n,
-      delegatedAmount: 0n,
-      closeAuthorityOption: 0,
-      closeAuthority: PublicKey.default,
-    },
-    data,
-  );
-  return new Uint8Array(data);
 }

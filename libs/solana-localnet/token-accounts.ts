@@ -1,5 +1,5 @@
-import { TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, unpackAccount, unpackMint, type Account, type Mint } from '@solana/spl-token';
-import type { PublicKey } from '@solana/web3.js';
+import { ACCOUNT_SIZE, AccountLayout, AccountState, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID, unpackAccount, unpackMint, type Account, type Mint } from '@solana/spl-token';
+import { PublicKey } from '@solana/web3.js';
 import type { AccountInfoBytes, LiteSVM } from 'litesvm';
 
 /** Solana's `UiTokenAmount`: the raw amount and its decimal renderings. */
@@ -92,4 +92,26 @@ export function parsedTokenData(svm: LiteSVM, address: PublicKey, info: AccountI
     ...(account.closeAuthority && { closeAuthority: account.closeAuthority.toBase58() }),
     ...(account.rentExemptReserve !== null && { rentExemptReserve: tokenAmountJson(account.rentExemptReserve, decimals) }),
   });
+}
+
+/** An initialised SPL Token account's bytes: no delegate, no close authority. */
+export function encodeTokenAccount({ mint, owner, amount }: { mint: PublicKey; owner: PublicKey; amount: bigint }): Uint8Array {
+  const data = Buffer.alloc(ACCOUNT_SIZE);
+  AccountLayout.encode(
+    {
+      mint,
+      owner,
+      amount,
+      delegateOption: 0,
+      delegate: PublicKey.default,
+      state: AccountState.Initialized,
+      isNativeOption: 0,
+      isNative: 0n,
+      delegatedAmount: 0n,
+      closeAuthorityOption: 0,
+      closeAuthority: PublicKey.default,
+    },
+    data,
+  );
+  return new Uint8Array(data);
 }

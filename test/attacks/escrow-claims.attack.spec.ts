@@ -1,6 +1,6 @@
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
-import { escrowPaymentHeader } from '../support/escrow-payments';
+import { escrowPaymentHeader, pollUntil, type EscrowReceiptBody } from '../support/escrow-payments';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
 import { chatBody, postChat, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { pgliteStorage } from '../support/storage-env';
@@ -9,23 +9,6 @@ import { pgliteStorage } from '../support/storage-env';
  * Adversarial probes of the escrow claim: what an agent that over-deposits is charged, and what a
  * budget counts once a claim moved money.
  */
-
-interface ReceiptBody {
-  status: string;
-  amount_quoted_atomic: string;
-  amount_paid_atomic: string;
-  amount_charged_atomic: string;
-  escrow?: { deposit_atomic: string; claimed_atomic: string | null; refunded_atomic: string | null };
-}
-
-const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 describe('escrow claims under attack', () => {
   let world: PaidWorld;
@@ -41,7 +24,7 @@ describe('escrow claims under attack', () => {
     await world.close();
   });
 
-  const receipt = async (path: string): Promise<ReceiptBody> => (await (await fetch(`${gateway.url}${path}`)).json()) as ReceiptBody;
+  const receipt = async (path: string): Promise<EscrowReceiptBody> => (await (await fetch(`${gateway.url}${path}`)).json()) as EscrowReceiptBody;
   const quoteAmount = async (body: Record<string, unknown>): Promise<bigint> => {
     const res = await postChat(gateway, body);
     const quote = (await res.json()) as { accepts: Array<{ scheme: string; amount: string }> };
@@ -58,7 +41,7 @@ describe('escrow claims under attack', () => {
     const res = await postChat(gateway, body, { 'payment-signature': header });
     expect(res.status).toBe(200);
     await res.json();
-    const final = await until(
+    const final = await pollUntil(
       () => receipt(res.headers.get('x-gw-receipt') as string),
       (r) => r.status !== 'pending',
     );
@@ -84,7 +67,7 @@ describe('escrow claims under attack', () => {
     const res = await postChat(gateway, body, { 'payment-signature': header });
     expect(res.status).toBe(200);
     await res.json();
-    const final = await until(
+    const final = await pollUntil(
       () => receipt(res.headers.get('x-gw-receipt') as string),
       (r) => r.status !== 'pending',
     );

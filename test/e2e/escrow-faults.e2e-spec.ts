@@ -2,18 +2,11 @@ import { createCloseAccountInstruction, createTransferInstruction, getAssociated
 import { Connection, Keypair, LAMPORTS_PER_SOL, MessageV0, type PublicKey, VersionedTransaction } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
-import { escrowPaymentHeader } from '../support/escrow-payments';
+import { escrowPaymentHeader, pollUntil, type EscrowReceiptBody } from '../support/escrow-payments';
 import { chatBody, postChat, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-proxy';
 import { serviceAvailable } from '../support/services';
 import { pgliteStorage, postgresStorage, type TestStorage } from '../support/storage-env';
-
-interface ReceiptBody {
-  status: string;
-  scheme: string;
-  amount_charged_atomic: string;
-  escrow?: { deposit_atomic: string; claimed_atomic: string | null; claim_signature: string | null; address: string };
-}
 
 interface HealthBody {
   status: string;
@@ -21,15 +14,6 @@ interface HealthBody {
   fee_payer_wallets: number;
   breaker: { state: 'open' | 'closed'; open_until: string | null; samples: number; failures: number };
 }
-
-const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, intervalMs = 25): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-};
 
 const postgresDescribe = serviceAvailable('postgres') ? describe : describe.skip;
 
@@ -83,18 +67,18 @@ function escrowFaultWorld() {
   };
 
   // The receipt route allows 20 reads a minute per client (RECEIPT_RATE_LIMIT): the tests poll the admin health route and read receipts once.
-  const receipt = async (gateway: RunningGateway, path: string): Promise<ReceiptBody> => {
+  const receipt = async (gateway: RunningGateway, path: string): Promise<EscrowReceiptBody> => {
     const res = await fetch(`${gateway.url}${path}`);
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as ReceiptBody;
+    return (await res.json()) as EscrowReceiptBody;
   };
-  const receipts = (gateway: RunningGateway, paths: string[]): Promise<ReceiptBody[]> => Promise.all(paths.map((path) => receipt(gateway, path)));
+  const receipts = (gateway: RunningGateway, paths: string[]): Promise<EscrowReceiptBody[]> => Promise.all(paths.map((path) => receipt(gateway, path)));
   /**
    * The receipts once none is pending. The claim queue counts a claim done a moment before its
    * receipt is written, so this polls, slowly enough to stay within the receipt route's limit.
    */
-  const finishedReceipts = (gateways: RunningGateway[], paths: string[]): Promise<ReceiptBody[]> =>
-    until(
+  const finishedReceipts = (gateways: RunningGateway[], paths: string[]): Promise<EscrowReceiptBody[]> =>
+    pollUntil(
       () => Promise.all(paths.map((path, index) => receipt(gateways[index % gateways.length], path))),
       (bodies) => bodies.every((body) => body.status !== 'pending'),
       5_000,
@@ -103,7 +87,7 @@ function escrowFaultWorld() {
   const health = async (gateway: RunningGateway): Promise<HealthBody> =>
     (await (await fetch(`${gateway.url}/v1/escrow/health`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json()) as HealthBody;
   const providerUsdc = (): bigint => world().localnet.usdcBalance(provider().publicKey);
-  const claimedSum = (bodies: ReceiptBody[]): bigint => bodies.reduce((sum, body) => sum + BigInt(body.amount_charged_atomic), 0n);
+  const claimedSum = (bodies: EscrowReceiptBody[]): bigint => bodies.reduce((sum, body) => sum + BigInt(body.amount_charged_atomic), 0n);
 
   /** The claims (transactions paid by the gateway's fee payer) that landed on the localnet, with the escrow each names. */
   const landedClaims = async (escrows: string[]): Promise<Array<{ signature: string; escrow: string; err: unknown }>> => {
@@ -147,7 +131,7 @@ describe('escrow claims under RPC faults (spec 3.2; docs/decisions.md, "Escrow")
       const paths: string[] = [];
       for (let i = 0; i < 4; i++) paths.push(await t.paid(gateway));
 
-      const open = await until(
+      const open = await pollUntil(
         () => t.health(gateway),
         (body) => body.breaker.state === 'open' && body.claims.pending_in_queue === 4,
       );
@@ -159,7 +143,7 @@ describe('escrow claims under RPC faults (spec 3.2; docs/decisions.md, "Escrow")
       expect((await t.receipts(gateway, paths)).map((body) => body.status)).toEqual(['pending', 'pending', 'pending', 'pending']);
 
       t.proxy().mode({ kind: 'pass' });
-      const healthy = await until(
+      const healthy = await pollUntil(
         () => t.health(gateway),
         (body) => body.claims.completed === 4,
       );
@@ -202,7 +186,7 @@ describe('escrow claims under RPC faults (spec 3.2; docs/decisions.md, "Escrow")
         const first = await startPaidGateway(t.world(), t.gatewayEnv(opened));
         const paths = [await t.paid(first), await t.paid(first)];
         // Both claims have been tried (and failed) at least once before the first gateway goes.
-        await until(
+        await pollUntil(
           async () => claimSends,
           (count) => count >= 2,
         );
@@ -212,7 +196,7 @@ describe('escrow claims under RPC faults (spec 3.2; docs/decisions.md, "Escrow")
 
         t.proxy().mode({ kind: 'pass' });
         gateway = await startPaidGateway(t.world(), t.gatewayEnv(opened));
-        const healthy = await until(
+        const healthy = await pollUntil(
           () => t.health(gateway as RunningGateway),
           (body) => body.claims.completed === 2,
         );
@@ -246,7 +230,7 @@ describe('escrow claims under RPC faults (spec 3.2; docs/decisions.md, "Escrow")
       const paths: string[] = [];
       for (let i = 0; i < 10; i++) paths.push(await t.paid(gateways[i % 2]));
 
-      const counts = await until(
+      const counts = await pollUntil(
         () => t.health(gateways[1]),
         (body) => body.claims.completed === 10,
       );
@@ -311,7 +295,7 @@ describe('escrow claims under RPC faults (spec 3.2; docs/decisions.md, "Escrow")
         },
       });
       const path = await t.paid(gateway, agent);
-      await until(
+      await pollUntil(
         async () => heldClaims,
         (count) => count >= 1,
       );
@@ -319,7 +303,7 @@ describe('escrow claims under RPC faults (spec 3.2; docs/decisions.md, "Escrow")
       await closeUsdcAccount(agent, world.recipient.publicKey);
       t.proxy().mode({ kind: 'pass' });
 
-      const health = await until(
+      const health = await pollUntil(
         () => t.health(gateway),
         (body) => body.claims.failed === 1,
       );
@@ -336,7 +320,7 @@ describe('escrow claims under RPC faults (spec 3.2; docs/decisions.md, "Escrow")
       expect(((await barred.json()) as { error: { code: string } }).error.code).toBe('payment.escrow_barred');
 
       const other = await t.paid(gateway);
-      const after = await until(
+      const after = await pollUntil(
         () => t.health(gateway),
         (body) => body.claims.completed === 1,
       );

@@ -3,29 +3,12 @@ import { escrowPda } from '../../libs/escrow';
 import type { RunningGateway } from '../../src/gateway';
 import { chatCost } from '../../src/modules/billing/domain/chat-cost';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
-import { escrowConfig, escrowPaymentHeader, type DepositOptions } from '../support/escrow-payments';
+import { escrowConfig, escrowPaymentHeader, type DepositOptions, pollUntil, type EscrowReceiptBody } from '../support/escrow-payments';
 import { chatBody, PAID_MODEL, postChat, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { postJson, SEARCH_PATH } from '../support/paid-tools';
 import { pgliteStorage } from '../support/storage-env';
 import { sseData } from '../support/upstreams';
 import { testConfig } from '../support/gateway-harness';
-
-interface ReceiptBody {
-  status: string;
-  scheme: string;
-  amount_paid_atomic: string;
-  amount_charged_atomic: string;
-  escrow?: { deposit_atomic: string; claimed_atomic: string | null; refunded_atomic: string | null; claim_signature: string | null; address: string };
-}
-
-const until = async <T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> => {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
 
 describe('the escrow scheme on the local chain (spec 1.5, 2.4, 2.5, 3.2)', () => {
   let world: PaidWorld;
@@ -47,7 +30,7 @@ describe('the escrow scheme on the local chain (spec 1.5, 2.4, 2.5, 3.2)', () =>
 
   const usdc = (owner: Keypair | { publicKey: Keypair['publicKey'] }) => world.localnet.usdcBalance(owner.publicKey);
   const provider = () => (world.escrow as NonNullable<PaidWorld['escrow']>).provider;
-  const receipt = async (path: string): Promise<ReceiptBody> => (await (await fetch(`${gateway.url}${path}`)).json()) as ReceiptBody;
+  const receipt = async (path: string): Promise<EscrowReceiptBody> => (await (await fetch(`${gateway.url}${path}`)).json()) as EscrowReceiptBody;
   const quoteOf = async (body: Record<string, unknown>): Promise<{ escrow: Record<string, unknown>; amount: bigint; headerSchemes: string[] }> => {
     const res = await postChat(gateway, body);
     expect(res.status).toBe(402);
@@ -81,7 +64,7 @@ describe('the escrow scheme on the local chain (spec 1.5, 2.4, 2.5, 3.2)', () =>
     const cost = chatCost(completion.usage.prompt_tokens, completion.usage.completion_tokens, rates).total;
     expect(cost).toBeLessThan(amount);
     const path = res.headers.get('x-gw-receipt') as string;
-    const settled = await until(
+    const settled = await pollUntil(
       () => receipt(path),
       (body) => body.status !== 'pending',
     );
@@ -106,7 +89,7 @@ describe('the escrow scheme on the local chain (spec 1.5, 2.4, 2.5, 3.2)', () =>
       .find((chunk) => chunk.usage)?.usage;
     if (!usage) throw new Error('no usage in the stream');
     const cost = chatCost(usage.prompt_tokens, usage.completion_tokens, rates).total;
-    const settled = await until(
+    const settled = await pollUntil(
       () => receipt(res.headers.get('x-gw-receipt') as string),
       (r) => r.status !== 'pending',
     );
@@ -205,7 +188,7 @@ describe('the escrow scheme on the local chain (spec 1.5, 2.4, 2.5, 3.2)', () =>
     expect(res.status).toBe(200);
     const completion = (await res.json()) as { usage: { prompt_tokens: number; completion_tokens: number } };
     const cost = chatCost(completion.usage.prompt_tokens, completion.usage.completion_tokens, rates).total;
-    await until(
+    await pollUntil(
       () => receipt(res.headers.get('x-gw-receipt') as string),
       (body) => body.status === 'settled',
     );
@@ -222,7 +205,7 @@ describe('the escrow scheme on the local chain (spec 1.5, 2.4, 2.5, 3.2)', () =>
   it('reports its health to the admin', async () => {
     const read = async () => (await fetch(`${gateway.url}/v1/escrow/health`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).json() as Promise<{ claims: { pending_in_queue: number } }>;
     // The previous test's claim may still be on its way.
-    const health = await until(read, (body) => body.claims.pending_in_queue === 0);
+    const health = await pollUntil(read, (body) => body.claims.pending_in_queue === 0);
     expect(health).toMatchObject({ status: 'ok', claims: { failed: 0, pending_in_queue: 0 }, fee_payer_wallets: 1, breaker: { state: 'closed' } });
     expect((await fetch(`${gateway.url}/v1/escrow/health`)).status).toBe(401);
     const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } })).text();

@@ -85,3 +85,23 @@ export async function escrowPaymentHeader(world: PaidWorld, gateway: RunningGate
   );
   return { header, serviceId, expirySlot };
 }
+
+/** An escrow receipt as `GET /v1/receipts/{id}` shows it, as far as the tests read it. */
+export interface EscrowReceiptBody {
+  status: string;
+  scheme: string;
+  amount_quoted_atomic: string;
+  amount_paid_atomic: string;
+  amount_charged_atomic: string;
+  escrow?: { address: string; deposit_atomic: string; claimed_atomic: string | null; refunded_atomic: string | null; claim_signature: string | null };
+}
+
+/** Reads until `done` accepts the value or `timeoutMs` passed; returns the last value read (claims land in the background). */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000, intervalMs = 25): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}

@@ -1,4 +1,4 @@
-import type { TransactionError } from '@solana/web3.js';
+import type { Connection, SimulatedTransactionResponse, SimulateTransactionConfig, TransactionError, VersionedTransaction } from '@solana/web3.js';
 import type { FeePayers } from '../../modules/payments/ports/fee-payers';
 import type { SimulationOutcome } from '../../modules/payments/ports/payment-chain';
 import { decodePaymentTransaction } from './payment-transaction-wire';
@@ -40,4 +40,30 @@ export function restIfFeePayerAtFault(feePayers: FeePayers, signedTransaction: s
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A decoded payment transaction and what the node's simulation of it returned. */
+export interface SimulatedTransaction {
+  transaction: VersionedTransaction;
+  value: SimulatedTransactionResponse;
+}
+
+/**
+ * Decodes and simulates a payment transaction. One that cannot be decoded, or that the node
+ * refuses to simulate, is the verdict `failed`; any other failure is the RPC's and rejects.
+ */
+export async function simulatePayment(connection: Connection, transactionBase64: string, config: SimulateTransactionConfig): Promise<SimulatedTransaction | SimulationOutcome> {
+  let transaction: VersionedTransaction;
+  try {
+    ({ transaction } = decodePaymentTransaction(transactionBase64));
+  } catch (err) {
+    return { ok: false, reason: 'failed', detail: errorMessage(err) };
+  }
+  try {
+    return { transaction, value: (await connection.simulateTransaction(transaction, config)).value };
+  } catch (err) {
+    const refused = refusedSimulation(err);
+    if (refused) return refused;
+    throw err;
+  }
 }

@@ -5,9 +5,8 @@ import { EscrowChain, type ClaimOrder, type ClaimSendOutcome, type DepositExpect
 import type { FeePayers } from '../../modules/payments/ports/fee-payers';
 import type { PreparedTransaction, SimulationOutcome } from '../../modules/payments/ports/payment-chain';
 import { verifyEscrowDeposit } from './escrow-deposit-verifier';
-import { decodePaymentTransaction } from './payment-transaction-wire';
 import { createRpcConnection } from './rpc-connection';
-import { ALREADY_PROCESSED, customInstructionError, errorMessage, failedSimulation, refusedSimulation, restIfFeePayerAtFault } from './rpc-outcomes';
+import { ALREADY_PROCESSED, customInstructionError, errorMessage, failedSimulation, restIfFeePayerAtFault, simulatePayment } from './rpc-outcomes';
 
 // As for `exact`: agents take their blockhash at `confirmed`.
 const COMMITMENT: Commitment = 'confirmed';
@@ -53,21 +52,9 @@ export class SolanaEscrowChain extends EscrowChain {
   }
 
   async simulateDeposit(transactionBase64: string): Promise<SimulationOutcome> {
-    let transaction: VersionedTransaction;
-    try {
-      ({ transaction } = decodePaymentTransaction(transactionBase64));
-    } catch (err) {
-      return { ok: false, reason: 'failed', detail: errorMessage(err) };
-    }
-    let simulation: Awaited<ReturnType<Connection['simulateTransaction']>>;
-    try {
-      // The agent's signature is all the deposit needs: checked here, it cannot fail at the send.
-      simulation = await this.connection.simulateTransaction(transaction, { sigVerify: true, replaceRecentBlockhash: false, commitment: COMMITMENT });
-    } catch (err) {
-      const refused = refusedSimulation(err);
-      if (refused) return refused;
-      throw err;
-    }
+    // The agent's signature is all the deposit needs: checked here, it cannot fail at the send.
+    const simulation = await simulatePayment(this.connection, transactionBase64, { sigVerify: true, replaceRecentBlockhash: false, commitment: COMMITMENT });
+    if ('ok' in simulation) return simulation;
     const { err, logs } = simulation.value;
     if (err === null) return { ok: true, spendableAfter: null };
     // The deposit is the only instruction that moves anything, so its code 1 is the agent short of tokens or of lamports.

@@ -28,7 +28,7 @@ import {
 import { durableNonceAccount, verifyExactTransfer } from './exact-transfer-verifier';
 import { decodePaymentTransaction } from './payment-transaction-wire';
 import { createRpcConnection } from './rpc-connection';
-import { ALREADY_PROCESSED, customInstructionError, errorMessage, failedSimulation, refusedSimulation, restIfFeePayerAtFault } from './rpc-outcomes';
+import { ALREADY_PROCESSED, customInstructionError, errorMessage, failedSimulation, restIfFeePayerAtFault, simulatePayment } from './rpc-outcomes';
 
 export interface SettlementTiming {
   /** Bound on each JSON-RPC call. */
@@ -75,26 +75,14 @@ export class SolanaPaymentChain extends PaymentChain {
   }
 
   async simulate(transactionBase64: string, watch: WatchedSource): Promise<SimulationOutcome> {
-    let transaction: VersionedTransaction;
-    try {
-      ({ transaction } = decodePaymentTransaction(transactionBase64));
-    } catch (err) {
-      return { ok: false, reason: 'failed', detail: errorMessage(err) };
-    }
-    let simulation: Awaited<ReturnType<Connection['simulateTransaction']>>;
-    try {
-      simulation = await this.connection.simulateTransaction(transaction, {
-        sigVerify: false,
-        replaceRecentBlockhash: false,
-        commitment: COMMITMENT,
-        accounts: { encoding: 'base64', addresses: [watch.tokenAccount] },
-      });
-    } catch (err) {
-      // The node refusing this transaction is a verdict on it; any other failure is the RPC's.
-      const refused = refusedSimulation(err);
-      if (refused) return refused;
-      throw err;
-    }
+    const simulation = await simulatePayment(this.connection, transactionBase64, {
+      sigVerify: false,
+      replaceRecentBlockhash: false,
+      commitment: COMMITMENT,
+      accounts: { encoding: 'base64', addresses: [watch.tokenAccount] },
+    });
+    if ('ok' in simulation) return simulation;
+    const { transaction } = simulation;
     const { err, logs, accounts } = simulation.value;
     if (err === null) return { ok: true, spendableAfter: spendable(accounts?.[0]?.data, watch.authority) };
     return failedSimulation(err, logs, isTokenInsufficientFunds(transaction, err));

@@ -7,7 +7,7 @@ import { AppLogger } from '../../../logging/app-logger';
 import { expiryWindow, type ExpiryWindow } from '../domain/escrow-window';
 import { PaymentRejection } from '../domain/exact-payment';
 import { paymentErrors } from '../domain/payment-errors';
-import type { Receipt, ReceiptOutcome } from '../domain/receipt';
+import { pendingReceipt, type Receipt, type ReceiptOutcome } from '../domain/receipt';
 import { BudgetReservations } from '../ports/budget-reservations';
 import { EscrowChain, type VerifiedDeposit } from '../ports/escrow-chain';
 import { EscrowClaims } from '../ports/escrow-claims';
@@ -177,9 +177,8 @@ export class EscrowDeposits {
   }
 
   private receiptOf(deposit: VerifiedDeposit, payload: PaymentPayload, context: PaymentContext, terms: EscrowTerms): Receipt {
-    return {
+    return pendingReceipt({
       id: randomUUID(),
-      status: 'pending',
       scheme: 'escrow',
       network: payload.accepted.network,
       asset: payload.accepted.asset,
@@ -188,17 +187,12 @@ export class EscrowDeposits {
       transactionSignature: deposit.signature,
       amountQuotedAtomic: context.quote,
       amountPaidAtomic: deposit.amount,
-      amountChargedAtomic: 0n,
       endpoint: context.path,
       model: context.model,
       requestId: context.requestId,
-      createdAt: new Date(),
-      settledAt: null,
-      delivery: null,
-      broadcastAt: null,
       replayKey: deposit.replayKey,
       signedTransaction: deposit.prepared.signedTransaction,
       escrow: { address: deposit.escrow, expirySlot: deposit.expirySlot, claimSignature: null },
-    };
+    });
   }
 }

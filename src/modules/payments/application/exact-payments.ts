@@ -5,7 +5,7 @@ import { decodePaymentSignature, PaymentPayloadError, type PaymentPayload } from
 import { GatewayError } from '../../../errors/gateway-error';
 import { PaymentRejection, type VerifiedTransfer } from '../domain/exact-payment';
 import { paymentErrors } from '../domain/payment-errors';
-import type { Receipt } from '../domain/receipt';
+import { pendingReceipt, type Receipt } from '../domain/receipt';
 import { PaymentChain } from '../ports/payment-chain';
 import { NONCE_REPLAY_TTL_MS, REPLAY_TTL_MS, ReplayStore, ReplayStoreFull } from '../ports/replay-store';
 import { PaymentAlreadyHeld, ReceiptStore } from '../ports/receipt-store';
@@ -286,9 +286,8 @@ export class ExactPayments {
 
   private async writeReceipt(id: string, transfer: VerifiedTransfer, transaction: string, context: PaymentContext, payload: PaymentPayload): Promise<Receipt | null> {
     if (!this.receipts) return null;
-    const receipt: Receipt = {
+    const receipt = pendingReceipt({
       id,
-      status: 'pending',
       scheme: 'exact',
       network: payload.accepted.network,
       asset: payload.accepted.asset,
@@ -297,18 +296,13 @@ export class ExactPayments {
       transactionSignature: transfer.signature,
       amountQuotedAtomic: context.quote,
       amountPaidAtomic: transfer.amount,
-      amountChargedAtomic: 0n,
       endpoint: context.path,
       model: context.model,
       requestId: context.requestId,
-      createdAt: new Date(),
-      settledAt: null,
-      delivery: null,
-      broadcastAt: null,
       replayKey: transfer.replayKey,
       signedTransaction: transaction,
       escrow: null,
-    };
+    });
     await this.receipts.create(receipt);
     return receipt;
   }

@@ -56,6 +56,14 @@ export interface EscrowReceipt {
   claimSignature: string | null;
 }
 
+/** What a payment fixes at acceptance; the rest of a new receipt is the same for every scheme. */
+export type AcceptedReceiptFields = Omit<Receipt, 'status' | 'amountChargedAtomic' | 'createdAt' | 'settledAt' | 'delivery' | 'broadcastAt'>;
+
+/** A receipt as written at acceptance: pending, nothing charged, nothing sent or delivered yet. */
+export function pendingReceipt(fields: AcceptedReceiptFields): Receipt {
+  return { ...fields, status: 'pending', amountChargedAtomic: 0n, createdAt: new Date(), settledAt: null, delivery: null, broadcastAt: null };
+}
+
 /** The changes a settlement (or its absence) makes to a pending receipt. */
 export interface ReceiptOutcome {
   status: Exclude<ReceiptStatus, 'pending'>;
