@@ -20,6 +20,7 @@ import { OpsModule } from './modules/ops/ops.module';
 import { OrgsModule } from './modules/orgs/orgs.module';
 import type { HostResolver } from './modules/tools/ports/host-resolver';
 import { ToolsModule } from './modules/tools/tools.module';
+import { A2AModule } from './modules/a2a/a2a.module';
 
 export interface GatewayOptions {
   /** Further modules to mount (the test suites add their own routes this way). */
@@ -61,6 +62,7 @@ export class AppModule {
         ChatModule,
         OrgsModule,
         ToolsModule,
+        A2AModule,
         ...(options.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],

@@ -117,6 +117,16 @@ export interface EscrowConfig {
   claimIntervalMs: number;
 }
 
+/** The A2A surface (the `GW_A2A_` variables). */
+export interface A2AConfig {
+  /** A task lives this long from its last state change (spec 8: 10 minutes). */
+  taskTtlMs: number;
+  /** The longest a paid task's provider call may run (spec 8: 540 s). */
+  serveMs: number;
+  /** tasks/get calls per minute per client network. */
+  getRateLimit: number;
+}
+
 /**
  * The validated configuration (the variables the README lists). An abstract class so that it can be
  * the DI token; `loadConfig` produces the value from the environment.
@@ -141,4 +151,5 @@ export abstract class GatewayConfig {
   abstract readonly catalog: Catalog;
   abstract readonly tools: ToolsConfig;
   abstract readonly escrow: EscrowConfig;
+  abstract readonly a2a: A2AConfig;
 }

@@ -51,7 +51,10 @@ describe('loadConfig', () => {
       recipientWallet: WALLET,
       feePayerKeys: [],
       escrowProgramId: null,
+      escrowProviderKey: null,
     });
+    expect(config.escrow).toEqual({ claimRetryBaseMs: 1_000, breakerWindowMs: 300_000, breakerResetMs: 60_000, claimIntervalMs: 1_000 });
+    expect(config.a2a).toEqual({ taskTtlMs: 600_000, serveMs: 540_000, getRateLimit: 120 });
     expect(config.providers.openai).toEqual({ apiKey: null, baseUrl: 'https://api.openai.com/v1' });
     expect(config.providers.nvidia.baseUrl).toBe('https://integrate.api.nvidia.com/v1');
     expect(notices).toEqual([]);

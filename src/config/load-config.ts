@@ -134,6 +134,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
       breakerResetMs: read.integer('GW_CLAIM_BREAKER_RESET_SECS', 60, { min: 1 }) * 1000,
       claimIntervalMs: read.integer('GW_CLAIM_INTERVAL_MS', 1_000, { min: 10 }),
     },
+    a2a: {
+      taskTtlMs: read.integer('GW_A2A_TASK_TTL_SECS', 600, { min: 1 }) * 1000,
+      serveMs: read.integer('GW_A2A_SERVE_SECS', 540, { min: 1 }) * 1000,
+      getRateLimit: read.integer('GW_A2A_GET_RATE_LIMIT', 120, { min: 1 }),
+    },
   };
   return { config, notices };
 }

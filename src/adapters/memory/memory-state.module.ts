@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { TaskLocks, TaskStore } from '../../modules/a2a/ports/task-store';
 import { RedeliveryStore } from '../../modules/chat/ports/redelivery-store';
 import { ResponseCache } from '../../modules/chat/ports/response-cache';
 import { ExposureLedger } from '../../modules/payments/ports/exposure-ledger';
@@ -9,6 +10,7 @@ import { MemoryExposureLedger } from './memory-exposure-ledger';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
 import { MemoryRedeliveryStore } from './memory-redelivery-store';
 import { MemoryReplayStore } from './memory-replay-store';
+import { MemoryTaskLocks, MemoryTaskStore } from './memory-task-store';
 import { MemoryResponseCache } from './memory-response-cache';
 import { MemorySponsorshipLedger } from './memory-sponsorship-ledger';
 
@@ -22,7 +24,9 @@ import { MemorySponsorshipLedger } from './memory-sponsorship-ledger';
     { provide: SponsorshipLedger, useFactory: () => new MemorySponsorshipLedger() },
     { provide: RedeliveryStore, useFactory: () => new MemoryRedeliveryStore() },
     { provide: ResponseCache, useFactory: () => new MemoryResponseCache() },
+    { provide: TaskStore, useFactory: () => new MemoryTaskStore() },
+    { provide: TaskLocks, useFactory: () => new MemoryTaskLocks() },
   ],
-  exports: [RateLimitStore, ReplayStore, ExposureLedger, SponsorshipLedger, RedeliveryStore, ResponseCache],
+  exports: [RateLimitStore, ReplayStore, ExposureLedger, SponsorshipLedger, RedeliveryStore, ResponseCache, TaskStore, TaskLocks],
 })
 export class MemoryStateModule {}

@@ -2,6 +2,7 @@ import { Global, Module, type DynamicModule, type FactoryProvider } from '@nestj
 import type { Redis } from 'ioredis';
 import type { Secret } from '../../config/secret';
 import { AppLogger } from '../../logging/app-logger';
+import { TaskLocks, TaskStore } from '../../modules/a2a/ports/task-store';
 import { RedeliveryStore } from '../../modules/chat/ports/redelivery-store';
 import { ResponseCache } from '../../modules/chat/ports/response-cache';
 import { RedisProbe } from '../../modules/ops/ports/dependency-probe';
@@ -21,6 +22,7 @@ import { RedisRedeliveryStore } from './redis-redelivery-store';
 import { RedisReplayStore } from './redis-replay-store';
 import { RedisResponseCache } from './redis-response-cache';
 import { RedisSponsorshipLedger } from './redis-sponsorship-ledger';
+import { RedisTaskLocks, RedisTaskStore } from './redis-task-store';
 
 /** How long the start waits for Redis before serving on the fallbacks. */
 const STARTUP_WAIT_MS = 2_000;
@@ -32,7 +34,8 @@ function onRedis<T>(port: abstract new () => T, adapter: (client: Redis) => T): 
 
 /**
  * The shared-state ports on Redis (REDIS_URL), over one connection. While Redis fails, each port
- * falls back to this instance's memory, except the cache, which does without (RedisConnection).
+ * falls back to this instance's memory, except the cache, which does without (RedisConnection),
+ * and the A2A tasks and their locks, which fail (redis-task-store.ts).
  */
 @Global()
 @Module({})
@@ -58,8 +61,10 @@ export class RedisStateModule {
         onRedis(SponsorshipLedger, (client) => new RedisSponsorshipLedger(client, new MemorySponsorshipLedger())),
         onRedis(RedeliveryStore, (client) => new RedisRedeliveryStore(client, new MemoryRedeliveryStore())),
         onRedis(ResponseCache, (client) => new RedisResponseCache(client)),
+        onRedis(TaskStore, (client) => new RedisTaskStore(client)),
+        onRedis(TaskLocks, (client) => new RedisTaskLocks(client)),
       ],
-      exports: [RedisProbe, RateLimitStore, ReplayStore, ExposureLedger, SponsorshipLedger, RedeliveryStore, ResponseCache],
+      exports: [RedisProbe, RateLimitStore, ReplayStore, ExposureLedger, SponsorshipLedger, RedeliveryStore, ResponseCache, TaskStore, TaskLocks],
     };
   }
 }

@@ -14,5 +14,6 @@ import { ChatCompletionsController } from './http/chat-completions.controller';
   imports: [RoutingModule, ProvidersModule, PaymentsModule, RateLimitsModule],
   controllers: [ChatCompletionsController],
   providers: [ChatPlanner, ChatCompletions, FreeTierLimit, PaidGenerations],
+  exports: [ChatPlanner],
 })
 export class ChatModule {}

@@ -13,7 +13,7 @@ import { PaymentReplayed } from '../../payments/domain/payment-errors';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { UpstreamError } from '../../providers/domain/upstream-error';
 import { midStreamError } from '../domain/mid-stream-error';
-import { UpstreamDispatcher, type DispatchTarget } from '../../providers/application/upstream-dispatcher';
+import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
 import type { RequestAdjustments } from '../../providers/ports/llm-provider';
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
@@ -21,6 +21,7 @@ import type { CatalogModel } from '../../routing/domain/catalog';
 import { cacheKey } from '../domain/cache-key';
 import { involvesMarketData } from '../domain/market-data-tools';
 import { candidatesWithin, quoteOf, type ChatPlan, type PricedCandidate } from '../domain/chat-plan';
+import { dispatchTargets } from './dispatch-targets';
 import type { ChatRequest } from '../domain/chat-request';
 import { messageText } from '../domain/chat-request';
 import type { StageTiming } from '../../ops/domain/stage-timing';
@@ -415,12 +416,4 @@ async function* timed<T>(items: AsyncIterable<T>, ended: () => void): AsyncGener
 
 async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
   yield* items;
-}
-
-/** One upstream call per candidate, in order; the catalog's reasoning mark tells the adapter which settings the model refuses. */
-function dispatchTargets(candidates: readonly PricedCandidate[], request: ChatRequest, stream: boolean): DispatchTarget[] {
-  return candidates.map(({ model, outputTokens }) => ({
-    provider: model.provider,
-    call: { upstreamModel: model.upstreamModel, request, maxTokens: outputTokens, stream, reasoning: model.capabilities.reasoning },
-  }));
 }

@@ -60,6 +60,10 @@ export class AcceptedDeposit implements PaidPayment {
     return this.deposit.replayKey;
   }
 
+  get transactionSignature(): string {
+    return this.deposit.signature;
+  }
+
   /** The deposit has landed: no blockhash can expire under it any more. */
   whenExpiring(): () => void {
     return () => undefined;

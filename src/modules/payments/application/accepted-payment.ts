@@ -46,6 +46,8 @@ export class AcceptedPayment implements PaidPayment {
   /** `refused`: already on chain with no durable claim for it; the claim is kept, nothing is settled. */
   private phase: 'accepted' | 'broadcast' | 'released' | 'refused' = 'accepted';
   private settlement: Promise<Settlement> | null = null;
+  /** The id it was sent under: a sponsored transaction's first signature is our fee payer's. */
+  private sentSignature: string | null = null;
 
   constructor(
     readonly transfer: VerifiedTransfer,
@@ -70,6 +72,10 @@ export class AcceptedPayment implements PaidPayment {
 
   get replayKey(): string {
     return this.transfer.replayKey;
+  }
+
+  get transactionSignature(): string {
+    return this.sentSignature ?? this.transfer.signature;
   }
 
   /** Whether the payment was handed to the chain (from then on it is never un-charged). */
@@ -117,6 +123,7 @@ export class AcceptedPayment implements PaidPayment {
       this.deps.logger.error({ err, receipt: this.receiptId }, 'could not record the broadcast; the payment is not sent');
       return this.refused('receipt storage unavailable', paymentErrors.receiptsUnavailable());
     }
+    this.sentSignature = prepared.signature;
     const sent = await this.deps.chain.send(prepared);
     if (sent.kind === 'rejected') return this.refused(sent.detail, paymentErrors.settlementFailed(this.receiptPath));
     if (sent.kind === 'on-chain' && !this.receipt) {

@@ -14,6 +14,8 @@ export interface PaidPayment {
   readonly receiptId: string;
   readonly receiptPath: string | null;
   readonly replayKey: string;
+  /** The id of the transaction that moves (or moved) the funds: the broadcast one once sent. */
+  readonly transactionSignature: string;
   readonly rateLimit: RateDecision;
   /** Whether it can still be given back unused (nothing broadcast, nothing delivered). */
   readonly broadcasted: boolean;

@@ -5,7 +5,8 @@ import { AppLogger } from '../../../logging/app-logger';
 import type { ChatCost } from '../../billing/domain/chat-cost';
 import { SpendLog } from '../../billing/ports/spend-log';
 import type { StageTiming } from '../../ops/domain/stage-timing';
-import type { AcceptedPayment, Settlement } from './accepted-payment';
+import type { Settlement } from './accepted-payment';
+import type { PaidPayment } from './paid-payment';
 import { ExactPayments, type CountedAttempt } from './exact-payments';
 import { PaidRateLimit } from './paid-rate-limit';
 import { PaymentChallenges, type Challenge } from './payment-challenges';
@@ -19,13 +20,15 @@ export interface PrepaidRequest {
   /** Aborts when the client leaves or the request times out. */
   signal: AbortSignal;
   timing: StageTiming;
+  /** The quoted model, for the receipt (A2A); the tools have none. */
+  model?: string;
   /** Called just before the broadcast: from then on the request is paid, and the request timeout must not answer it with "nothing charged". */
   onBroadcast: () => void;
 }
 
 /** A payment settled before serving, and what the route serves for it. */
 export interface Prepaid {
-  payment: AcceptedPayment;
+  payment: PaidPayment;
   settlement: Settlement;
   /** The registry id of what was bought, for the spend log. */
   serviceId: string;
@@ -72,17 +75,18 @@ export class PrepaidPayments {
    * error is `settlement_reverted`; one not confirmed in the window is served (the reconciler
    * finishes its receipt), as chat does: the payer never carries a slow chain's risk.
    */
-  async settle(header: string, attempt: CountedAttempt, request: PrepaidRequest, serviceId: string): Promise<Prepaid> {
+  async settle(header: string, attempt: CountedAttempt, request: PrepaidRequest, serviceId: string, schemes: 'exact' | 'exact-or-escrow' = 'exact'): Promise<Prepaid> {
     const verifying = performance.now();
-    let payment: AcceptedPayment;
+    let payment: PaidPayment;
     try {
-      payment = await this.payments.accept(header, {
+      const accept = schemes === 'exact' ? this.payments.accept.bind(this.payments) : this.payments.acceptWithEscrow.bind(this.payments);
+      payment = await accept(header, {
         path: request.path,
         quote: request.cost.total,
         requestId: request.requestId,
         clientAddress: request.clientAddress,
         attempt,
-        model: null,
+        model: request.model ?? null,
         budgetedPayers: 'refuse',
       });
     } finally {

@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto';
+import { decodePaymentRequiredHeader, type PaymentRequiredBody } from '../../../../libs/x402';
+import { Injectable } from '@nestjs/common';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { GatewayError } from '../../../errors/gateway-error';
+import { BackgroundTasks } from '../../../core/background-tasks';
+import { AppLogger } from '../../../logging/app-logger';
+import { chatCost } from '../../billing/domain/chat-cost';
+import { SpendLog } from '../../billing/ports/spend-log';
+import { ChatPlanner } from '../../chat/application/chat-planner';
+import { dispatchTargets } from '../../chat/application/dispatch-targets';
+import { candidatesWithin, quoteOf, type ChatPlan, type PricedCandidate } from '../../chat/domain/chat-plan';
+import type { ChatRequest } from '../../chat/domain/chat-request';
+import { PromptGuard } from '../../chat/domain/prompt-guard';
+import { EscrowDeposits } from '../../payments/application/escrow-deposits';
+import type { PaidPayment } from '../../payments/application/paid-payment';
+import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
+import { PaymentChallenges } from '../../payments/application/payment-challenges';
+import { PrepaidPayments } from '../../payments/application/prepaid-payments';
+import type { StageTiming } from '../../ops/domain/stage-timing';
+import type { ChatCompletion } from '../../providers/domain/chat-completion';
+import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
+import { RateLimiter } from '../../rate-limits/application/rate-limiter';
+import { A2A_ERRORS, A2AError } from '../domain/a2a-errors';
+import { newTaskId, isTaskId, type A2ATaskRecord } from '../domain/a2a-task';
+import { PAYMENT_PAYLOAD, PAYMENT_STATUS, parseUserMessage, taskView, type TaskView } from '../domain/a2a-wire';
+import { transition, type TaskState, type TaskTrigger } from '../domain/task-state';
+import { TaskLocks, TaskStore } from '../ports/task-store';
+
+export const A2A_PATH = '/a2a';
+/** Beyond the serve bound: the verification and the settlement that precede it. */
+const LOCK_MARGIN_MS = 120_000;
+
+/** The caller as the JSON-RPC controller knows it. */
+export interface A2ACaller {
+  requestId: string;
+  clientAddress: string;
+  signal: AbortSignal;
+  timing: StageTiming;
+}
+
+/**
+ * The A2A use cases (spec 3.1, 4.8): `message/send` quotes a new task or pays one, `tasks/get`
+ * projects a task by state, `tasks/cancel` cancels one awaiting payment. Payments go through the
+ * one payment use case (PrepaidPayments: the same ExactPayments as chat, budgeted payers refused,
+ * settled before serving), in the spec's order: prompt guard, replay, the submitted `accepted`
+ * against the stored offer, the task's settlement lock, `working` persisted before any funds
+ * move, verify and settle, then the provider with the `max_tokens` that priced the quote.
+ */
+@Injectable()
+export class A2ATasks {
+  private readonly guard = new PromptGuard();
+
+  constructor(
+    private readonly store: TaskStore,
+    private readonly locks: TaskLocks,
+    private readonly planner: ChatPlanner,
+    private readonly dispatcher: UpstreamDispatcher,
+    private readonly challenges: PaymentChallenges,
+    private readonly deposits: EscrowDeposits,
+    private readonly prepaid: PrepaidPayments,
+    private readonly paidRateLimit: PaidRateLimit,
+    private readonly limiter: RateLimiter,
+    private readonly spendLog: SpendLog,
+    private readonly background: BackgroundTasks,
+    private readonly logger: AppLogger,
+    private readonly config: GatewayConfig,
+  ) {
+    logger.setContext(A2ATasks.name);
+  }
+
+  /** message/send: a new task and its quote, or the payment of an existing one. */
+  async send(params: unknown, caller: A2ACaller): Promise<TaskView> {
+    const message = parseUserMessage(params);
+    const taskId = (params as { message: { taskId?: unknown } }).message.taskId ?? (params as { taskId?: unknown }).taskId;
+    if (taskId === undefined) return this.quote(message.text, message.model, message.maxTokens, caller);
+    if (message.metadata[PAYMENT_STATUS] !== 'payment-submitted') throw new A2AError(A2A_ERRORS.invalidParams, `a message on an existing task must carry ${PAYMENT_STATUS}: payment-submitted`);
+    return this.pay(await this.load(taskId), message.metadata[PAYMENT_PAYLOAD], caller);
+  }
+
+  async get(params: unknown, caller: A2ACaller): Promise<TaskView> {
+    await this.limiter.admit([{ key: `a2a:get:${caller.clientAddress}`, limit: this.config.a2a.getRateLimit }]);
+    return taskView(await this.load(idOf(params)));
+  }
+
+  /** Only from `input-required`, and re-checked under the settlement lock: a payment under way keeps it (-32002). */
+  async cancel(params: unknown): Promise<TaskView> {
+    const task = await this.load(idOf(params));
+    refuseUnless(task.state, 'cancel');
+    const token = await this.guarded(() => this.locks.acquire(task.id, this.lockMs()));
+    if (token === null) throw new A2AError(A2A_ERRORS.taskNotCancelable, 'a payment of this task is under way; it cannot be canceled');
+    try {
+      const current = await this.load(task.id);
+      refuseUnless(current.state, 'cancel');
+      const canceled = await this.move(current, 'cancel', {});
+      return taskView(canceled);
+    } finally {
+      await this.locks.release(task.id, token);
+    }
+  }
+
+  private async quote(text: string, model: string, maxTokens: number | null, caller: A2ACaller): Promise<TaskView> {
+    await this.paidRateLimit.admitClient(caller.clientAddress);
+    const plan = this.plan({ model, text, maxTokens });
+    const cost = quoteOf(plan);
+    if (cost.total === 0n) throw new A2AError(A2A_ERRORS.invalidParams, `model ${model} is free: free models are served on /v1/chat/completions`);
+    const challenge = this.challenges.challenge(A2A_PATH, cost, undefined, this.deposits.terms ?? undefined);
+    const task: A2ATaskRecord = {
+      id: newTaskId(),
+      contextId: randomUUID(),
+      state: 'input-required',
+      request: { model, text, maxTokens },
+      offer: { paymentRequired: withExactExtra(challenge.body, challenge.header), amountAtomic: cost.total.toString() },
+      receipts: [],
+      output: null,
+      failure: null,
+      updatedAt: Date.now(),
+    };
+    await this.guarded(() => this.store.create(task, this.config.a2a.taskTtlMs));
+    return taskView(task);
+  }
+
+  private async pay(task: A2ATaskRecord, payload: unknown, caller: A2ACaller): Promise<TaskView> {
+    refuseUnless(task.state, 'payment-submitted');
+    const plan = this.plan(task.request);
+    const verdict = this.guard.inspect([task.request.text]);
+    if (verdict.blocked) throw new A2AError(A2A_ERRORS.invalidParams, 'Request blocked by content policy');
+    const header = submittedPayment(payload);
+    checkAgainstOffer(payload, task);
+    const attempt = await this.prepaid.admit(header, caller.clientAddress);
+    if (attempt === null) throw new Error('a submitted payment is always counted as an attempt');
+    const token = await this.guarded(() => this.locks.acquire(task.id, this.lockMs()));
+    if (token === null) throw new A2AError(A2A_ERRORS.internal, 'another payment of this task is being settled; retry shortly', { retryable: true });
+    try {
+      const current = await this.load(task.id);
+      refuseUnless(current.state, 'payment-submitted');
+      // Persisted before any funds move: a crash from here on leaves a task that refuses a second payment.
+      const working = await this.move(current, 'payment-submitted', {});
+      let payment: PaidPayment;
+      try {
+        const cost = quoteOf(plan);
+        const prepaid = await this.prepaid.settle(
+          header,
+          attempt,
+          {
+            path: A2A_PATH,
+            cost,
+            requestId: caller.requestId,
+            clientAddress: caller.clientAddress,
+            signal: caller.signal,
+            timing: caller.timing,
+            model: plan.candidates[0].model.id,
+            onBroadcast: () => undefined,
+          },
+          plan.candidates[0].model.id,
+          'exact-or-escrow',
+        );
+        payment = prepaid.payment;
+      } catch (err) {
+        // Refused before any funds moved: the task waits for a corrected payment.
+        await this.move(working, 'settlement-failed-before-funds', {});
+        throw paymentFailed(err);
+      }
+      return taskView(await this.serve(working, plan, payment, caller));
+    } finally {
+      await this.locks.release(task.id, token);
+    }
+  }
+
+  /** The provider, bounded by GW_A2A_SERVE_SECS; the payment is collected, so a failure ends the task `failed` with its receipts. */
+  private async serve(task: A2ATaskRecord, plan: ChatPlan, payment: PaidPayment, caller: A2ACaller): Promise<A2ATaskRecord> {
+    const receipts = [{ tx_signature: payment.transactionSignature, ...(payment.receiptPath ? { receipt: payment.receiptPath } : {}) }];
+    const candidates = candidatesWithin(plan, payment.amountPaid);
+    let answered: { completion: ChatCompletion; candidate: PricedCandidate };
+    try {
+      const signal = AbortSignal.timeout(this.config.a2a.serveMs);
+      const { index, reply } = await this.dispatcher.dispatch(dispatchTargets(candidates, plan.request, false), signal);
+      if (reply.kind !== 'json') throw new GatewayError('upstream.unusable_response', 'the provider answered a stream to a JSON request');
+      answered = { completion: reply.completion, candidate: candidates[index] };
+    } catch (err) {
+      this.logger.warn({ err, task: task.id, request_id: caller.requestId }, 'a2a provider failed after payment');
+      // An escrow deposit delivered nothing: never claimed (it refunds at expiry); an exact payment was settled before serving.
+      await payment.release();
+      return this.move(task, 'provider-failed-after-payment', { receipts, failure: 'the provider failed after the payment was collected' });
+    }
+    const { completion, candidate } = answered;
+    await payment.recordDelivery('complete');
+    const usage = completion.usage;
+    const charged = await payment.charge(usage ? chatCost(usage.prompt_tokens, usage.completion_tokens, candidate.model.rates).total : null);
+    this.background.run('spend log', () =>
+      this.spendLog.record({
+        requestId: caller.requestId,
+        payerWallet: payment.payer,
+        model: candidate.model.id,
+        provider: candidate.model.provider,
+        tokensIn: usage?.prompt_tokens ?? plan.inputTokens,
+        tokensOut: usage?.completion_tokens ?? 0,
+        amountChargedAtomic: charged,
+        createdAt: new Date(),
+      }),
+    );
+    const output = completion.choices.map((choice) => choice.message.content ?? '').join('\n');
+    return this.move(task, 'provider-delivered', { receipts, output });
+  }
+
+  private plan(request: A2ATaskRecord['request']): ChatPlan {
+    const chat: ChatRequest = { model: request.model, messages: [{ role: 'user', content: request.text }], ...(request.maxTokens === null ? {} : { max_tokens: request.maxTokens }) };
+    try {
+      return this.planner.plan(chat);
+    } catch (err) {
+      if (err instanceof GatewayError && err.code === 'chat.model_not_found') throw new A2AError(A2A_ERRORS.modelNotFound, err.message);
+      if (err instanceof GatewayError && err.type === 'bad_request') throw new A2AError(A2A_ERRORS.invalidParams, err.message);
+      throw err;
+    }
+  }
+
+  /** The next state, persisted only if the task is still where it was (compare-and-set). */
+  private async move(task: A2ATaskRecord, trigger: TaskTrigger, changes: Partial<A2ATaskRecord>): Promise<A2ATaskRecord> {
+    const step = transition(task.state, trigger);
+    if ('refused' in step) throw A2AError.from(step.refused);
+    const next: A2ATaskRecord = { ...task, ...changes, state: step.to, updatedAt: Date.now() };
+    const replaced = await this.guarded(() => this.store.replace(next, task.state, this.config.a2a.taskTtlMs));
+    if (!replaced) throw new A2AError(A2A_ERRORS.internal, 'the task changed meanwhile; read it again', { retryable: true });
+    return next;
+  }
+
+  private async load(id: unknown): Promise<A2ATaskRecord> {
+    const task = isTaskId(id) ? await this.guarded(() => this.store.get(id)) : null;
+    if (!task) throw new A2AError(A2A_ERRORS.taskNotFound, 'task not found or expired');
+    return task;
+  }
+
+  /** A task store or lock that fails answers -32603, never a half-written task. */
+  private async guarded<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (err) {
+      if (err instanceof A2AError) throw err;
+      this.logger.error({ err }, 'a2a task store unavailable');
+      throw new A2AError(A2A_ERRORS.internal, 'the task store is unavailable; retry shortly', { retryable: true });
+    }
+  }
+
+  private lockMs(): number {
+    return this.config.a2a.serveMs + this.config.settlement.confirmMs + LOCK_MARGIN_MS;
+  }
+}
+
+function idOf(params: unknown): unknown {
+  return typeof params === 'object' && params !== null ? (params as { id?: unknown }).id : undefined;
+}
+
+function refuseUnless(state: TaskState, trigger: TaskTrigger): void {
+  const step = transition(state, trigger);
+  if ('refused' in step) throw A2AError.from(step.refused);
+}
+
+/** `x402.payment.payload`: a PaymentPayload as plain JSON (either casing), handed to the payment use case as the header would carry it. */
+function submittedPayment(payload: unknown): string {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new A2AError(A2A_ERRORS.invalidParams, `${PAYMENT_PAYLOAD} must be a payment payload object`);
+  return JSON.stringify(payload);
+}
+
+/** Spec 4.8: scheme, network, asset and pay_to equal to one of the stored offer's entries; the amount at least the quote. */
+function checkAgainstOffer(payload: unknown, task: A2ATaskRecord): void {
+  const accepted = (payload as { accepted?: unknown }).accepted;
+  if (typeof accepted !== 'object' || accepted === null) throw new A2AError(A2A_ERRORS.invalidParams, 'the payment payload has no accepted offer');
+  const field = (name: string, alias: string): unknown => (accepted as Record<string, unknown>)[name] ?? (accepted as Record<string, unknown>)[alias];
+  const offers = ((task.offer.paymentRequired as { accepts?: unknown }).accepts ?? []) as Array<Record<string, unknown>>;
+  const matches = offers.some(
+    (offer) => offer.scheme === field('scheme', 'scheme') && offer.network === field('network', 'network') && offer.asset === field('asset', 'asset') && offer.pay_to === field('pay_to', 'payTo'),
+  );
+  const amount = field('amount', 'amount');
+  const enough = typeof amount === 'string' && /^\d{1,20}$/.test(amount) && BigInt(amount) >= BigInt(task.offer.amountAtomic);
+  if (!matches || !enough) throw new A2AError(A2A_ERRORS.paymentFailed, 'the payment does not match the offer stored with the task (scheme, network, asset, pay_to, amount)', { retryable: false });
+}
+
+/** A refusal of the payment leg as -32007, with what the client needs to decide whether a retry can help. */
+function paymentFailed(err: unknown): unknown {
+  if (err instanceof A2AError || !(err instanceof GatewayError)) return err;
+  const retryable = err.type === 'rate_limit_exceeded' || err.type === 'service_unavailable' || err.code === 'payment.unconfirmed' || err.code === 'payment.settlement_failed';
+  return new A2AError(A2A_ERRORS.paymentFailed, err.message, { reason: err.code, retryable });
+}
+
+/**
+ * The stored offer: the 402 body, its `exact` entries carrying the header form's `extra`
+ * (`decimals`, and `feePayer` when the fee is sponsored), which official x402 clients need to build
+ * the payment and which A2A has no header to carry.
+ */
+function withExactExtra(body: PaymentRequiredBody, header: string): Record<string, unknown> {
+  const extra = decodePaymentRequiredHeader(header).accepts[0]?.extra;
+  return { ...body, accepts: body.accepts.map((entry) => (entry.scheme === 'exact' && extra ? { ...entry, extra } : entry)) };
+}

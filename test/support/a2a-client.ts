@@ -1,0 +1,30 @@
+import type { RunningGateway } from '../../src/gateway';
+
+/** One JSON-RPC 2.0 call to POST /a2a, as a spec-form client sends it. */
+export async function a2aCall(gateway: RunningGateway, method: string, params: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: A2AResponse }> {
+  const res = await fetch(`${gateway.url}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as A2AResponse };
+}
+
+export interface A2ATaskBody {
+  id: string;
+  contextId: string;
+  status: { state: string; message?: { parts: Array<{ kind: string; text: string }>; metadata?: Record<string, unknown> } };
+  artifacts?: Array<{ parts: Array<{ kind: string; text: string }> }>;
+}
+
+export interface A2AResponse {
+  jsonrpc: '2.0';
+  id: number | string | null;
+  result?: A2ATaskBody;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+/** A user message in the spec's shape. */
+export function userMessage(text: string, metadata: Record<string, unknown> = {}, taskId?: string): Record<string, unknown> {
+  return { message: { kind: 'message', messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ kind: 'text', text }], metadata, ...(taskId ? { taskId } : {}) } };
+}
