@@ -7,15 +7,16 @@
  * apart). With `--budget` the payer has a wallet budget, so every paid request also reserves
  * against it (one transaction with a row lock) and converts the reservation at settlement. With
  * `--escrow` each round also sends an escrow-paid JSON request (the deposit verified, simulated,
- * sent and confirmed before the provider; the claim afterwards, off the request's path).
- *   npm run bench:payments [-- --quick] [-- --budget] [-- --escrow]
+ * sent and confirmed before the provider; the claim afterwards, off the request's path). With
+ * `--a2a` each round also quotes and pays an A2A task (JSON-RPC; settled before serving).
+ *   npm run bench:payments [-- --quick] [-- --budget] [-- --escrow] [-- --a2a]
  */
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { decodePaymentSignature } from '../../libs/x402';
 import { Secret } from '../../src/config/secret';
 import { KeypairFeePayers } from '../../src/adapters/solana/keypair-fee-payers';
 import { verifyExactTransfer } from '../../src/adapters/solana/exact-transfer-verifier';
-import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld } from '../../test/support/paid-gateway';
+import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld } from '../../test/support/paid-gateway';
 import { microBench, printMicroTable } from '../harness/micro-bench';
 import { percentiles } from '../harness/percentiles';
 import { startRpcFaultProxy } from '../../test/support/rpc-fault-proxy';
@@ -24,6 +25,7 @@ import { escrowPaymentHeader } from '../../test/support/escrow-payments';
 const quick = process.argv.includes('--quick');
 const budgeted = process.argv.includes('--budget');
 const escrowed = process.argv.includes('--escrow');
+const overA2A = process.argv.includes('--a2a');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const PAID_REQUESTS = quick ? 50 : 300;
 
@@ -74,6 +76,10 @@ async function main(): Promise<void> {
     const streamPayments = Array.from({ length: PAID_REQUESTS }, () => specPaymentHeader(world, header));
     const deposits = escrowed ? await Promise.all(Array.from({ length: PAID_REQUESTS }, async () => (await escrowPaymentHeader(world, gateway, { amount })).header)) : [];
     const escrowPaid = new Float64Array(escrowed ? PAID_REQUESTS : 0);
+    // A2A payments name the resource /a2a and pay the same quote: pre-signed like the others.
+    const a2aPayments = overA2A ? Array.from({ length: PAID_REQUESTS }, () => JSON.parse(Buffer.from(specPaymentHeader(world, header, { resourceUrl: '/a2a' }), 'base64').toString()) as unknown) : [];
+    const a2aQuotes = new Float64Array(overA2A ? PAID_REQUESTS : 0);
+    const a2aPaid = new Float64Array(overA2A ? PAID_REQUESTS : 0);
     const paid = new Float64Array(PAID_REQUESTS);
     const streamed = new Float64Array(PAID_REQUESTS);
     const quotes = new Float64Array(PAID_REQUESTS);
@@ -92,6 +98,20 @@ async function main(): Promise<void> {
       const text = await stream.text();
       if (stream.status !== 200 || !text.includes('[DONE]')) throw new Error(`paid stream ${i} answered ${stream.status}`);
       streamed[i] = performance.now() - start;
+      if (overA2A) {
+        start = performance.now();
+        const quoted = await rpc2(gateway.url, 'message/send', {
+          message: { kind: 'message', messageId: `q${i}`, role: 'user', parts: [{ kind: 'text', text: 'Say hello' }], metadata: { model: PAID_MODEL, max_tokens: 50 } },
+        });
+        a2aQuotes[i] = performance.now() - start;
+        start = performance.now();
+        const metadata = { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': a2aPayments[i] };
+        const paidTask = await rpc2(gateway.url, 'message/send', {
+          message: { kind: 'message', messageId: `p${i}`, role: 'user', taskId: quoted.id, parts: [{ kind: 'text', text: 'Say hello' }], metadata },
+        });
+        if (paidTask.status.state !== 'completed') throw new Error(`A2A task ${i} ended ${paidTask.status.state}`);
+        a2aPaid[i] = performance.now() - start;
+      }
       if (!escrowed) continue;
       start = performance.now();
       const deposited = await postChat(gateway, chatBody(), { 'payment-signature': deposits[i] });
@@ -109,8 +129,9 @@ async function main(): Promise<void> {
       row('paid, JSON, answer and confirmation', paid),
       row('paid, stream, to [DONE]', streamed),
       ...(escrowed ? [row('escrow-paid, JSON (deposit confirmed before serving)', escrowPaid)] : []),
+      ...(overA2A ? [row('A2A message/send, quote', a2aQuotes), row('A2A message/send, paid (settled before serving), completed', a2aPaid)] : []),
     ]);
-    const paidRequests = (escrowed ? 3 : 2) * PAID_REQUESTS;
+    const paidRequests = (2 + (escrowed ? 1 : 0) + (overA2A ? 1 : 0)) * PAID_REQUESTS;
     console.log(
       `JSON-RPC calls per paid request (${paidRequests} paid requests; getLatestBlockhash and getEpochInfo are the tracker's timer; getBlockHeight is acceptance's, at most one read per 100 ms, beside the simulation):`,
     );
@@ -120,6 +141,14 @@ async function main(): Promise<void> {
     await rpc.close();
     await world.close();
   }
+}
+
+/** One JSON-RPC call to /a2a; its task. */
+async function rpc2(url: string, method: string, params: unknown): Promise<{ id: string; status: { state: string } }> {
+  const res = await fetch(`${url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const body = (await res.json()) as { result?: { id: string; status: { state: string } }; error?: unknown };
+  if (!body.result) throw new Error(`${method} answered ${JSON.stringify(body.error)}`);
+  return body.result;
 }
 
 main().catch((err: unknown) => {

@@ -5,65 +5,88 @@ import { TaskLocks, TaskStore } from '../../modules/a2a/ports/task-store';
 
 /** 100,000 tasks at most: unpaid quotes cost a client nothing, so their number must be bounded. */
 const DEFAULT_CAPACITY = 100_000;
+/** And their size: the user's text dominates a task, at up to two bytes a character. */
+const DEFAULT_MAX_BYTES = 256 * 1024 * 1024;
+const TASK_OVERHEAD_BYTES = 2048;
 
 interface Entry<T> {
   value: T;
   expiresAt: number;
+  bytes: number;
+}
+
+/** What the map may give up when full: nothing (locks), or some values (unpaid quotes); and what each value weighs. */
+interface MapPolicy<T> {
+  evictable: (value: T) => boolean;
+  bytes: (value: T) => number;
+  maxBytes: number;
 }
 
 /**
- * Entries that lapse after their TTL, bounded in number. Map order is the order of the last write
- * (a write re-inserts), so the first entry is the one unchanged the longest. When full, the expired
- * go first, then (with `evictLive`) the oldest; without it the write is refused. `nextExpiry` (no
- * entry expires before it) spares a full scan on every insert while the map stays full of live entries.
+ * Entries that lapse after their TTL, bounded in number and in bytes. Map order is the order of
+ * the last write (a write re-inserts), so the first entry is the one unchanged the longest. When
+ * full, the expired go first, then the oldest the policy lets go; when that is not enough a new
+ * key is refused, while a key already present is always rewritten (a paid task moving on must not
+ * fail for room). `nextExpiry` (no entry expires before it) spares a full scan on every insert while
+ * the map stays full of live entries.
  */
 class ExpiringMap<T> {
   private readonly entries = new Map<string, Entry<T>>();
   private nextExpiry = Infinity;
+  private bytes = 0;
 
   constructor(
     private readonly capacity: number,
     private readonly now: () => number,
-    private readonly evictLive: boolean,
+    private readonly policy: MapPolicy<T>,
   ) {}
 
   get(key: string): T | null {
     const entry = this.entries.get(key);
     if (!entry) return null;
     if (entry.expiresAt > this.now()) return entry.value;
-    this.entries.delete(key);
+    this.delete(key);
     return null;
   }
 
-  /** False when full of live entries and not allowed to evict them. */
+  /** False when a new key finds the map full of entries it may not give up. */
   set(key: string, value: T, ttlMs: number): boolean {
-    this.entries.delete(key);
-    if (this.entries.size >= this.capacity && !this.makeRoom()) return false;
+    const present = this.entries.has(key);
+    this.delete(key);
+    const bytes = this.policy.bytes(value);
+    if (!present && !this.makeRoom(bytes)) return false;
     const expiresAt = this.now() + ttlMs;
-    this.entries.set(key, { value, expiresAt });
+    this.entries.set(key, { value, expiresAt, bytes });
+    this.bytes += bytes;
     this.nextExpiry = Math.min(this.nextExpiry, expiresAt);
     return true;
   }
 
   delete(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
     this.entries.delete(key);
+    this.bytes -= entry.bytes;
   }
 
-  private makeRoom(): boolean {
+  private full(incoming: number): boolean {
+    return this.entries.size >= this.capacity || this.bytes + incoming > this.policy.maxBytes;
+  }
+
+  private makeRoom(incoming: number): boolean {
     const now = this.now();
-    if (this.nextExpiry <= now) {
+    if (this.full(incoming) && this.nextExpiry <= now) {
       this.nextExpiry = Infinity;
       for (const [key, entry] of this.entries) {
-        if (entry.expiresAt <= now) this.entries.delete(key);
+        if (entry.expiresAt <= now) this.delete(key);
         else this.nextExpiry = Math.min(this.nextExpiry, entry.expiresAt);
       }
     }
-    if (!this.evictLive) return this.entries.size < this.capacity;
-    for (const key of this.entries.keys()) {
-      if (this.entries.size < this.capacity) break;
-      this.entries.delete(key);
+    for (const [key, entry] of this.entries) {
+      if (!this.full(incoming)) break;
+      if (this.policy.evictable(entry.value)) this.delete(key);
     }
-    return true;
+    return !this.full(incoming);
   }
 }
 
@@ -74,16 +97,20 @@ class ExpiringMap<T> {
 export class MemoryTaskStore extends TaskStore {
   private readonly tasks: ExpiringMap<A2ATaskRecord>;
 
-  constructor(capacity = DEFAULT_CAPACITY, now: () => number = Date.now) {
+  constructor(capacity = DEFAULT_CAPACITY, now: () => number = Date.now, maxBytes = DEFAULT_MAX_BYTES) {
     super();
-    // A task lost to eviction answers -32001, like an expired one; refusing new quotes instead would let unpaid quotes lock everyone out.
-    this.tasks = new ExpiringMap(capacity, now, true);
+    // Only unpaid quotes give way when full (the oldest first): a task that was paid for keeps its record until its TTL, whatever a flood of quotes does.
+    this.tasks = new ExpiringMap(capacity, now, {
+      evictable: (task) => task.state === 'input-required',
+      bytes: (task) => TASK_OVERHEAD_BYTES + 2 * (task.request.text.length + (task.output?.length ?? 0)),
+      maxBytes,
+    });
   }
 
   create(task: A2ATaskRecord, ttlMs: number): Promise<void> {
     // Ids are 128 random bits, so a clash means a caller reused one: never overwrite a task.
     if (this.tasks.get(task.id) !== null) return Promise.reject(new Error(`task ${task.id} already exists`));
-    this.tasks.set(task.id, structuredClone(task), ttlMs);
+    if (!this.tasks.set(task.id, structuredClone(task), ttlMs)) return Promise.reject(new Error('the task store is full of paid tasks'));
     return Promise.resolve();
   }
 
@@ -108,7 +135,7 @@ export class MemoryTaskLocks extends TaskLocks {
   constructor(capacity = DEFAULT_CAPACITY, now: () => number = Date.now) {
     super();
     // Evicting a held lock would let two settlements run on one task: when full, refuse (the caller answers -32603, retryable).
-    this.locks = new ExpiringMap(capacity, now, false);
+    this.locks = new ExpiringMap(capacity, now, { evictable: () => false, bytes: () => 0, maxBytes: Infinity });
   }
 
   acquire(taskId: string, ttlMs: number): Promise<string | null> {

@@ -37,6 +37,8 @@ export interface A2ACaller {
   clientAddress: string;
   signal: AbortSignal;
   timing: StageTiming;
+  /** Stops GW_REQUEST_TIMEOUT_SECS from cutting the call once its payment is broadcast: its answer is owed. */
+  suspendTimeout: () => void;
 }
 
 /**
@@ -122,20 +124,22 @@ export class A2ATasks {
 
   private async pay(task: A2ATaskRecord, payload: unknown, caller: A2ACaller): Promise<TaskView> {
     refuseUnless(task.state, 'payment-submitted');
+    const header = submittedPayment(payload);
+    // The attempt is counted before the planner and the guard run over the stored text (docs/decisions.md, "Limits before the work").
+    const attempt = await this.prepaid.admit(header, caller.clientAddress);
+    if (attempt === null) throw new Error('a submitted payment is always counted as an attempt');
     const plan = this.plan(task.request);
     const verdict = this.guard.inspect([task.request.text]);
     if (verdict.blocked) throw new A2AError(A2A_ERRORS.invalidParams, 'Request blocked by content policy');
-    const header = submittedPayment(payload);
     checkAgainstOffer(payload, task);
-    const attempt = await this.prepaid.admit(header, caller.clientAddress);
-    if (attempt === null) throw new Error('a submitted payment is always counted as an attempt');
     const token = await this.guarded(() => this.locks.acquire(task.id, this.lockMs()));
     if (token === null) throw new A2AError(A2A_ERRORS.internal, 'another payment of this task is being settled; retry shortly', { retryable: true });
     try {
       const current = await this.load(task.id);
       refuseUnless(current.state, 'payment-submitted');
       // Persisted before any funds move: a crash from here on leaves a task that refuses a second payment.
-      const working = await this.move(current, 'payment-submitted', {});
+      // It lives at least as long as the lock, so the serve cannot outlast its record.
+      const working = await this.move(current, 'payment-submitted', {}, Math.max(this.config.a2a.taskTtlMs, this.lockMs()));
       let payment: PaidPayment;
       try {
         const cost = quoteOf(plan);
@@ -150,7 +154,7 @@ export class A2ATasks {
             signal: caller.signal,
             timing: caller.timing,
             model: plan.candidates[0].model.id,
-            onBroadcast: () => undefined,
+            onBroadcast: caller.suspendTimeout,
           },
           plan.candidates[0].model.id,
           'exact-or-escrow',
@@ -181,7 +185,7 @@ export class A2ATasks {
       this.logger.warn({ err, task: task.id, request_id: caller.requestId }, 'a2a provider failed after payment');
       // An escrow deposit delivered nothing: never claimed (it refunds at expiry); an exact payment was settled before serving.
       await payment.release();
-      return this.move(task, 'provider-failed-after-payment', { receipts, failure: 'the provider failed after the payment was collected' });
+      return this.settle(task, 'provider-failed-after-payment', { receipts, failure: 'the provider failed after the payment was collected' });
     }
     const { completion, candidate } = answered;
     await payment.recordDelivery('complete');
@@ -200,7 +204,25 @@ export class A2ATasks {
       }),
     );
     const output = completion.choices.map((choice) => choice.message.content ?? '').join('\n');
-    return this.move(task, 'provider-delivered', { receipts, output });
+    return this.settle(task, 'provider-delivered', { receipts, output });
+  }
+
+  /**
+   * The paid task's last move. Its payment is collected and its answer (or failure) in hand, so a
+   * store that cannot record it must not cost the payer the answer: the caller gets the task as it
+   * ended, and the record is written again if it went missing.
+   */
+  private async settle(task: A2ATaskRecord, trigger: TaskTrigger, changes: Partial<A2ATaskRecord>): Promise<A2ATaskRecord> {
+    try {
+      return await this.move(task, trigger, changes);
+    } catch (err) {
+      const step = transition(task.state, trigger);
+      if ('refused' in step) throw err;
+      const ended: A2ATaskRecord = { ...task, ...changes, state: step.to, updatedAt: Date.now() };
+      this.logger.error({ err, task: task.id }, 'a paid task could not be recorded as it ended; answered anyway');
+      await this.store.create(ended, this.config.a2a.taskTtlMs).catch(() => undefined);
+      return ended;
+    }
   }
 
   private plan(request: A2ATaskRecord['request']): ChatPlan {
@@ -215,11 +237,11 @@ export class A2ATasks {
   }
 
   /** The next state, persisted only if the task is still where it was (compare-and-set). */
-  private async move(task: A2ATaskRecord, trigger: TaskTrigger, changes: Partial<A2ATaskRecord>): Promise<A2ATaskRecord> {
+  private async move(task: A2ATaskRecord, trigger: TaskTrigger, changes: Partial<A2ATaskRecord>, ttlMs = this.config.a2a.taskTtlMs): Promise<A2ATaskRecord> {
     const step = transition(task.state, trigger);
     if ('refused' in step) throw A2AError.from(step.refused);
     const next: A2ATaskRecord = { ...task, ...changes, state: step.to, updatedAt: Date.now() };
-    const replaced = await this.guarded(() => this.store.replace(next, task.state, this.config.a2a.taskTtlMs));
+    const replaced = await this.guarded(() => this.store.replace(next, task.state, ttlMs));
     if (!replaced) throw new A2AError(A2A_ERRORS.internal, 'the task changed meanwhile; read it again', { retryable: true });
     return next;
   }
@@ -278,7 +300,8 @@ function checkAgainstOffer(payload: unknown, task: A2ATaskRecord): void {
 /** A refusal of the payment leg as -32007, with what the client needs to decide whether a retry can help. */
 function paymentFailed(err: unknown): unknown {
   if (err instanceof A2AError || !(err instanceof GatewayError)) return err;
-  const retryable = err.type === 'rate_limit_exceeded' || err.type === 'service_unavailable' || err.code === 'payment.unconfirmed' || err.code === 'payment.settlement_failed';
+  // A node's refusal of the transaction at broadcast (settlement_failed) is deterministic: the same payment fails again.
+  const retryable = err.type === 'rate_limit_exceeded' || err.type === 'service_unavailable' || err.code === 'payment.unconfirmed';
   return new A2AError(A2A_ERRORS.paymentFailed, err.message, { reason: err.code, retryable });
 }
 

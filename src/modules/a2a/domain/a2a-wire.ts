@@ -12,8 +12,11 @@ export const PAYMENT_REQUIRED = 'x402.payment.required';
 export const PAYMENT_PAYLOAD = 'x402.payment.payload';
 export const PAYMENT_RECEIPTS = 'x402.payment.receipts';
 
-/** The longest user text one task carries (the chat body's own bound). */
-const MAX_TEXT_CHARACTERS = 1_000_000;
+/**
+ * The longest user text one task carries. A quote costs its client nothing and is kept for the
+ * task's TTL, so it is bounded well below chat's 10 MB body (docs/decisions.md, "A2A").
+ */
+const MAX_TEXT_CHARACTERS = 100_000;
 
 /** What a `message/send` asks: its text, the model (default `auto`), the completion cap, and its metadata. */
 export interface UserMessage {

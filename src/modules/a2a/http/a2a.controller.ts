@@ -35,11 +35,11 @@ export class A2AController {
     if (typeof extensions === 'string' && extensions.includes(X402_EXTENSION_URI)) res.setHeader('X-A2A-Extensions', X402_EXTENSION_URI);
     const body: unknown = req.body;
     if (Array.isArray(body)) throw new GatewayError('request.invalid_body', 'JSON-RPC batches are not supported; send one request per call');
-    if (!isJsonObject(body) || !isRpcId(body.id)) throw new GatewayError('request.invalid_body', 'a JSON-RPC request needs an id (string, number or null)');
+    if (!isJsonObject(body) || !isRpcId(body.id)) throw new GatewayError('request.invalid_body', 'a JSON-RPC request needs an id (a string of at most 256 characters, a number or null)');
     const id = body.id;
     if (body.jsonrpc !== '2.0') return failure(id, A2A_ERRORS.invalidRequest, 'jsonrpc must be "2.0"');
     if (typeof body.method !== 'string') return failure(id, A2A_ERRORS.invalidRequest, 'method must be a string');
-    const caller: A2ACaller = { requestId: req.gw.id, clientAddress: req.gw.clientAddress, signal: req.gw.signal, timing: req.gw.timing };
+    const caller: A2ACaller = { requestId: req.gw.id, clientAddress: req.gw.clientAddress, signal: req.gw.signal, timing: req.gw.timing, suspendTimeout: () => req.gw.suspendTimeout() };
     try {
       return { jsonrpc: '2.0', id, result: await this.call(body.method, body.params, caller) };
     } catch (err) {
@@ -62,8 +62,9 @@ export class A2AController {
   }
 }
 
+/** Ids are echoed back, so a string id is bounded. */
 function isRpcId(id: unknown): id is RpcId {
-  return typeof id === 'string' || typeof id === 'number' || id === null;
+  return (typeof id === 'string' && id.length <= 256) || typeof id === 'number' || id === null;
 }
 
 function failure(id: RpcId, code: number, message: string, data?: unknown) {
