@@ -1,9 +1,8 @@
 import type { PaymentRequiredBody } from '../../libs/x402';
-import { decodePaymentRequiredHeader, encodePaymentRequiredHeader, toHeaderForm } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
-import { a2aCall, userMessage, type A2ATaskBody } from '../support/a2a-client';
+import { a2aCall, a2aPaymentPayload, userMessage, type A2ATaskBody } from '../support/a2a-client';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
-import { PAID_MODEL, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
+import { PAID_MODEL, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { pgliteStorage } from '../support/storage-env';
 
 /**
@@ -30,8 +29,7 @@ describe('A2A payments under attack', () => {
   });
 
   const recipient = () => world.localnet.usdcBalance(world.recipient.publicKey);
-  const paymentFor = (required: PaymentRequiredBody): unknown =>
-    JSON.parse(Buffer.from(specPaymentHeader(world, decodePaymentRequiredHeader(encodePaymentRequiredHeader(toHeaderForm(required)))), 'base64').toString()) as unknown;
+  const paymentFor = (required: PaymentRequiredBody): unknown => a2aPaymentPayload(world, required);
   const quoteTask = async (gateway: RunningGateway, text = 'Say hello'): Promise<{ task: A2ATaskBody; required: PaymentRequiredBody }> => {
     const quoted = await a2aCall(gateway, 'message/send', userMessage(text, { model: PAID_MODEL, max_tokens: 50 }));
     if (!quoted.body.result) throw new Error(`quote refused: ${JSON.stringify(quoted.body).slice(0, 300)}`);

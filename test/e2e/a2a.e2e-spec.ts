@@ -1,43 +1,30 @@
 import type { PaymentRequiredBody } from '../../libs/x402';
-import { decodePaymentRequiredHeader, encodePaymentRequiredHeader, toHeaderForm } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
-import { a2aCall, userMessage } from '../support/a2a-client';
+import { a2aCall, a2aPaymentPayload, userMessage } from '../support/a2a-client';
 import { escrowPaymentHeader, pollUntil, type EscrowReceiptBody } from '../support/escrow-payments';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
-import { PAID_MODEL, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
+import { paidGatewayOnPglite } from '../support/paid-gateway-hooks';
+import { PAID_MODEL, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { pgliteStorage } from '../support/storage-env';
 
 describe('A2A over JSON-RPC on the local chain (spec 2.13, 3.1, 4.8)', () => {
-  let world: PaidWorld;
-  let gateway: RunningGateway;
+  const live = paidGatewayOnPglite();
 
-  beforeAll(async () => {
-    world = await startPaidWorld();
-    gateway = await startPaidGateway(world, { ...(await pgliteStorage()).env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
-  });
-  afterEach(() => world.upstreams.resetAll());
-  afterAll(async () => {
-    await gateway.close();
-    await world.close();
-  });
-
-  const recipient = () => world.localnet.usdcBalance(world.recipient.publicKey);
-  /** The spec-form payment payload (as plain JSON) for a task's stored quote. */
-  const paymentFor = (required: PaymentRequiredBody): unknown =>
-    JSON.parse(Buffer.from(specPaymentHeader(world, decodePaymentRequiredHeader(encodePaymentRequiredHeader(toHeaderForm(required)))), 'base64').toString()) as unknown;
+  const recipient = () => live.world.localnet.usdcBalance(live.world.recipient.publicKey);
+  const paymentFor = (required: PaymentRequiredBody): unknown => a2aPaymentPayload(live.world, required);
 
   it('quotes, is paid, and completes with the answer and its receipts; tasks/get projects every state', async () => {
-    const quoted = await a2aCall(gateway, 'message/send', userMessage('Say hello', { model: PAID_MODEL, max_tokens: 50 }));
+    const quoted = await a2aCall(live.gateway, 'message/send', userMessage('Say hello', { model: PAID_MODEL, max_tokens: 50 }));
     expect(quoted.status).toBe(200);
     const task = quoted.body.result!;
     expect(task.status.state).toBe('input-required');
     const required = task.status.message!.metadata!['x402.payment.required'] as PaymentRequiredBody;
     expect(required.resource.url).toBe('/a2a');
     const amount = BigInt(required.accepts[0].amount);
-    expect((await a2aCall(gateway, 'tasks/get', { id: task.id })).body.result?.status.state).toBe('input-required');
+    expect((await a2aCall(live.gateway, 'tasks/get', { id: task.id })).body.result?.status.state).toBe('input-required');
 
     const before = recipient();
-    const paid = await a2aCall(gateway, 'message/send', userMessage('Say hello', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': paymentFor(required) }, task.id));
+    const paid = await a2aCall(live.gateway, 'message/send', userMessage('Say hello', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': paymentFor(required) }, task.id));
     expect(paid.body.error).toBeUndefined();
     const done = paid.body.result!;
     expect(done.status.state).toBe('completed');
@@ -45,7 +32,7 @@ describe('A2A over JSON-RPC on the local chain (spec 2.13, 3.1, 4.8)', () => {
     const receipts = done.status.message!.metadata!['x402.payment.receipts'] as Array<{ tx_signature: string; receipt: string }>;
     expect(receipts[0].receipt).toMatch(/^\/v1\/receipts\//);
     expect(recipient() - before).toBe(amount);
-    expect((await a2aCall(gateway, 'tasks/get', { id: task.id })).body.result?.artifacts?.[0].parts[0].text).toBe('fake openai reply to: Say hello');
+    expect((await a2aCall(live.gateway, 'tasks/get', { id: task.id })).body.result?.artifacts?.[0].parts[0].text).toBe('fake openai reply to: Say hello');
   });
 });
 

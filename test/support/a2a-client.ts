@@ -1,4 +1,6 @@
+import { decodePaymentRequiredHeader, encodePaymentRequiredHeader, toHeaderForm, type PaymentRequiredBody } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
+import { specPaymentHeader, type PaidWorld, type SpecPayment } from './paid-gateway';
 
 /** One JSON-RPC 2.0 call to POST /a2a, as a spec-form client sends it. */
 export async function a2aCall(gateway: RunningGateway, method: string, params: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: A2AResponse }> {
@@ -27,4 +29,10 @@ export interface A2AResponse {
 /** A user message in the spec's shape. */
 export function userMessage(text: string, metadata: Record<string, unknown> = {}, taskId?: string): Record<string, unknown> {
   return { message: { kind: 'message', messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ kind: 'text', text }], metadata, ...(taskId ? { taskId } : {}) } };
+}
+
+/** A spec-form payment (plain JSON, snake_case) of a task's stored quote, signed by the world's payer unless told otherwise. */
+export function a2aPaymentPayload(world: PaidWorld, required: PaymentRequiredBody, options: SpecPayment = {}): unknown {
+  const header = decodePaymentRequiredHeader(encodePaymentRequiredHeader(toHeaderForm(required)));
+  return JSON.parse(Buffer.from(specPaymentHeader(world, header, options), 'base64').toString()) as unknown;
 }
