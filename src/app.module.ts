@@ -21,6 +21,7 @@ import { OrgsModule } from './modules/orgs/orgs.module';
 import type { HostResolver } from './modules/tools/ports/host-resolver';
 import { ToolsModule } from './modules/tools/tools.module';
 import { A2AModule } from './modules/a2a/a2a.module';
+import { DiscoveryModule } from './modules/discovery/discovery.module';
 
 export interface GatewayOptions {
   /** Further modules to mount (the test suites add their own routes this way). */
@@ -63,6 +64,7 @@ export class AppModule {
         OrgsModule,
         ToolsModule,
         A2AModule,
+        DiscoveryModule,
         ...(options.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],

@@ -5,6 +5,7 @@ import type { Secret } from './secret';
 
 export type GatewayEnv = 'development' | 'production';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type LogFormat = 'json' | 'pretty';
 
 export type StorageConfig = { kind: 'postgres'; url: Secret } | { kind: 'pglite'; dataDir: string } | { kind: 'none' };
 
@@ -134,6 +135,8 @@ export interface A2AConfig {
 export abstract class GatewayConfig {
   abstract readonly env: GatewayEnv;
   abstract readonly logLevel: LogLevel;
+  /** GW_LOG_FORMAT; null lets the logger choose by environment and terminal (src/logging/log-format.ts). */
+  abstract readonly logFormat: LogFormat | null;
   abstract readonly http: HttpConfig;
   abstract readonly adminToken: Secret | null;
   abstract readonly dataDir: string;

@@ -6,7 +6,7 @@ import { PROVIDER_NAMES, type ProviderName } from '../modules/providers/domain/p
 import type { Catalog } from '../modules/routing/domain/catalog';
 import { CatalogError, parseCatalog } from '../modules/routing/domain/parse-catalog';
 import { ConfigError, EnvReader } from './env-reader';
-import type { GatewayConfig, GatewayEnv, LogLevel, ProviderEndpoint, StorageConfig } from './gateway-config';
+import type { GatewayConfig, GatewayEnv, LogFormat, LogLevel, ProviderEndpoint, StorageConfig } from './gateway-config';
 import { ensureLocalRecipientWallet } from './local-recipient-wallet';
 import { Secret } from './secret';
 import { readToolsConfig } from './tools-config';
@@ -68,6 +68,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
   const config: GatewayConfig = {
     env: gatewayEnv,
     logLevel: read.oneOf<LogLevel>('GW_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    logFormat: read.raw('GW_LOG_FORMAT') === undefined ? null : read.oneOf<LogFormat>('GW_LOG_FORMAT', ['json', 'pretty'], 'json'),
     http: {
       host: read.string('HOST', '0.0.0.0'),
       port: read.integer('PORT', 8402, { min: 0, max: 65535 }),

@@ -1,0 +1,92 @@
+import { Controller, Get } from '@nestjs/common';
+import { FEE_PERCENT } from '../../billing/domain/chat-cost';
+import { formatUsdc } from '../../billing/domain/atomic-usdc';
+import { CHAT_PATH } from '../../chat/application/chat-completions';
+import { CHAT_DISCOVERY } from '../../chat/domain/chat-discovery';
+import { EscrowDeposits } from '../../payments/application/escrow-deposits';
+import { PaymentChallenges } from '../../payments/application/payment-challenges';
+import { ServiceRegistry } from '../../tools/application/service-registry';
+import { TOKEN_PRICE_SERVICE, WEB_SEARCH_SERVICE, type ServiceEntry } from '../../tools/domain/service-entry';
+import { withFee } from '../../tools/domain/service-price';
+import { PRICE_BODY_SCHEMA, PRICE_EXAMPLE, SEARCH_BODY_SCHEMA, SEARCH_EXAMPLE } from '../domain/tool-schemas';
+
+/**
+ * GET /.well-known/x402 (spec 4.10): every paid resource, with what a client needs to pay it
+ * without reading anything else: the method and path, the schemes, the network, the asset, the
+ * recipient, how the price is set (a flat amount, or per token with the fee: the exact amount is
+ * the 402's), the input schema with an example, and an output example. The chat entry's input and
+ * output are its 402's `extensions.bazaar`.
+ */
+@Controller('.well-known')
+export class X402DiscoveryController {
+  constructor(
+    private readonly challenges: PaymentChallenges,
+    private readonly deposits: EscrowDeposits,
+    private readonly registry: ServiceRegistry,
+  ) {}
+
+  @Get('x402')
+  async discovery() {
+    const { network, asset, payTo } = this.challenges.terms;
+    const escrow = this.deposits.terms;
+    const exact = { scheme: 'exact', network, asset, payTo };
+    const tools = await this.registry.list({});
+    const resources = [
+      {
+        resource: CHAT_PATH,
+        method: 'POST',
+        type: 'http',
+        accepts: [exact, ...(escrow ? [{ scheme: 'escrow', network, asset, payTo: escrow.provider, escrowProgramId: escrow.programId }] : [])],
+        price: { kind: 'per-token', currency: 'USDC', feePercent: FEE_PERCENT, rates: '/v1/models', note: 'the exact amount is in the 402 quote of each request; zero-priced models are free' },
+        input: { bodyType: 'json', schema: CHAT_DISCOVERY.bazaar.schema.properties.input.properties.body, example: CHAT_DISCOVERY.bazaar.info.input.body },
+        output: { example: CHAT_DISCOVERY.bazaar.info.output.example },
+      },
+      ...tools.flatMap((entry) => this.toolResource(entry, exact)),
+    ];
+    return { x402Version: 2, resources };
+  }
+
+  private toolResource(entry: ServiceEntry, exact: { scheme: string; network: string; asset: string; payTo: string }): Array<Record<string, unknown>> {
+    if (entry.priceAtomic === null || entry.priceAtomic === 0n) return [];
+    const cost = withFee(entry.priceAtomic);
+    const price = { kind: 'flat', amount: cost.total.toString(), currency: 'USDC', providerCost: formatUsdc(cost.providerCost), platformFee: formatUsdc(cost.platformFee), feePercent: FEE_PERCENT };
+    if (entry.internal && entry.id === WEB_SEARCH_SERVICE)
+      return [
+        {
+          resource: entry.endpoint,
+          method: 'POST',
+          type: 'http',
+          accepts: [exact],
+          price,
+          input: { bodyType: 'json', schema: SEARCH_BODY_SCHEMA, example: SEARCH_EXAMPLE.input },
+          output: { example: SEARCH_EXAMPLE.output },
+        },
+      ];
+    if (entry.internal && entry.id === TOKEN_PRICE_SERVICE)
+      return [
+        {
+          resource: entry.endpoint,
+          method: 'POST',
+          type: 'http',
+          accepts: [exact],
+          price,
+          input: { bodyType: 'json', schema: PRICE_BODY_SCHEMA, example: PRICE_EXAMPLE.input },
+          output: { example: PRICE_EXAMPLE.output },
+        },
+      ];
+    if (entry.internal) return [];
+    // An external service with its own x402 is paid at its endpoint, on its own terms: listed for discovery only.
+    if (entry.x402Enabled) return [{ resource: entry.endpoint, method: 'POST', type: 'http', paidDirectly: true, description: entry.description }];
+    return [
+      {
+        resource: `/v1/services/${entry.id}/proxy`,
+        method: 'POST',
+        type: 'http',
+        accepts: [exact],
+        price,
+        input: { bodyType: 'json', schema: { type: ['object', 'array'] } },
+        description: entry.description,
+      },
+    ];
+  }
+}
