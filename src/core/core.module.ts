@@ -17,7 +17,9 @@ export class CoreModule {
           provide: Registry,
           useFactory: () => {
             const registry = new Registry();
-            collectDefaultMetrics({ register: registry });
+            // prom-client's process and Node.js metrics (event-loop lag, GC pauses, heap, handles) under the
+            // gateway's own prefix, so every series the gateway exports is gw_<subsystem>_... (README.md, "Metrics").
+            collectDefaultMetrics({ register: registry, prefix: 'gw_' });
             return registry;
           },
         },

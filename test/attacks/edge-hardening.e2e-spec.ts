@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { Controller, Get, Module, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { Registry } from 'prom-client';
 import { MemoryRateLimitStore } from '../../src/adapters/memory/memory-rate-limit-store';
 import type { GatewayConfig } from '../../src/config/gateway-config';
 import type { RunningGateway } from '../../src/gateway';
@@ -8,6 +9,7 @@ import { EnterpriseAuth } from '../../src/http/enterprise-auth.guard';
 import { dtoValidationPipe } from '../../src/http/dto-validation.pipe';
 import { OrgApiKeys, type OrgKeyHolder } from '../../src/modules/orgs/ports/org-api-keys';
 import { ReceiptsController } from '../../src/modules/payments/http/receipts.controller';
+import { RateLimitMetrics } from '../../src/modules/rate-limits/application/rate-limit-metrics';
 import { WINDOW_MS } from '../../src/modules/rate-limits/application/rate-limiter';
 import { RateLimitThrottlerStorage } from '../../src/modules/rate-limits/http/rate-limit-throttler-storage';
 import { RouteRateLimitGuard } from '../../src/modules/rate-limits/http/route-rate-limit.guard';
@@ -100,7 +102,7 @@ describe('DTO validation cost', () => {
 
 describe('route limit per IPv6 client', () => {
   it('gives every address of one IPv6 /64 one receipts budget, as clientNetwork does for sponsorship', async () => {
-    const storage = new RateLimitThrottlerStorage(new MemoryRateLimitStore());
+    const storage = new RateLimitThrottlerStorage(new MemoryRateLimitStore(), new RateLimitMetrics(new Registry()));
     const config = { limits: { routeRateLimits: {} } } as unknown as GatewayConfig;
     const guard = new RouteRateLimitGuard({ throttlers: [{ limit: 60, ttl: WINDOW_MS }], storage }, storage, new Reflector(), config);
     await guard.onModuleInit();

@@ -67,7 +67,7 @@ describe('operator endpoints with a token, chain RPC up, no storage', () => {
     expect(contentType).toMatch(/^text\/plain;/);
     expect(contentType).toContain('version=0.0.4');
     const text = await res.text();
-    expect(text).toMatch(/^process_cpu_user_seconds_total \d/m);
+    expect(text).toMatch(/^gw_process_cpu_user_seconds_total \d/m);
     expect(text).toMatch(/^gw_http_requests_total\{method="GET",route="\/health\/live",status="200"\} 1$/m);
     expect(text).toMatch(/^gw_http_requests_total\{method="GET",route="unmatched",status="404"\} 1$/m);
     expect(text).toMatch(/^gw_http_request_duration_seconds_bucket\{le="0\.005",method="GET",route="\/health\/live",status="200"\} \d$/m);

@@ -4,6 +4,7 @@ import { ProvidersModule } from '../providers/providers.module';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { RoutingModule } from '../routing/routing.module';
 import { ChatCompletions } from './application/chat-completions';
+import { ChatMetrics } from './application/chat-metrics';
 import { ChatPlanner } from './application/chat-planner';
 import { FreeTierLimit } from './application/free-tier-limit';
 import { PaidGenerations } from './application/paid-generations';
@@ -13,7 +14,7 @@ import { ChatCompletionsController } from './http/chat-completions.controller';
 @Module({
   imports: [RoutingModule, ProvidersModule, PaymentsModule, RateLimitsModule],
   controllers: [ChatCompletionsController],
-  providers: [ChatPlanner, ChatCompletions, FreeTierLimit, PaidGenerations],
+  providers: [ChatPlanner, ChatCompletions, ChatMetrics, FreeTierLimit, PaidGenerations],
   exports: [ChatPlanner],
 })
 export class ChatModule {}

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { GatewayConfig } from '../../config/gateway-config';
+import { ProviderMetrics } from './application/provider-metrics';
 import { ProviderRegistry } from './application/provider-registry';
 import { UpstreamDispatcher } from './application/upstream-dispatcher';
 import { LlmProviders } from './ports/llm-provider';
@@ -12,6 +13,7 @@ import { LlmProviders } from './ports/llm-provider';
       useFactory: (config: GatewayConfig, providers: LlmProviders) => new ProviderRegistry(providers.all, config.upstream.breaker),
       inject: [GatewayConfig, LlmProviders],
     },
+    ProviderMetrics,
     UpstreamDispatcher,
   ],
   exports: [UpstreamDispatcher, ProviderRegistry],

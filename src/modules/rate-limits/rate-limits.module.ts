@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RateLimitMetrics } from './application/rate-limit-metrics';
 import { RateLimiter } from './application/rate-limiter';
 
 /**
@@ -6,7 +7,7 @@ import { RateLimiter } from './application/rate-limiter';
  * with memory while it fails, or memory alone: docs/decisions.md, "Adapters chosen per technology").
  */
 @Module({
-  providers: [RateLimiter],
-  exports: [RateLimiter],
+  providers: [RateLimiter, RateLimitMetrics],
+  exports: [RateLimiter, RateLimitMetrics],
 })
 export class RateLimitsModule {}

@@ -32,6 +32,7 @@ import { StreamCapReached } from '../domain/stream-cap';
 import { PromptGuard } from '../domain/prompt-guard';
 import { SessionTokenSigner } from '../domain/session-token';
 import { ResponseCache } from '../ports/response-cache';
+import { ChatMetrics } from './chat-metrics';
 import { ChatPlanner } from './chat-planner';
 import { FreeTierLimit } from './free-tier-limit';
 import type { GenerationEnd } from './paid-generation';
@@ -112,6 +113,7 @@ export class ChatCompletions {
     private readonly spendLog: SpendLog,
     private readonly background: BackgroundTasks,
     private readonly logger: AppLogger,
+    private readonly metrics: ChatMetrics,
     config: GatewayConfig,
   ) {
     this.cacheTtlSecs = config.limits.cacheTtlSecs;
@@ -229,7 +231,7 @@ export class ChatCompletions {
     const candidates = candidatesWithin(plan, payment.amountPaid);
     const primary = candidates[0];
     const key = this.cacheKeyOf(plan.request, primary);
-    const cached = key ? await this.cache.get(key) : null;
+    const cached = await this.cached(key);
     if (cached) return { source: fromArray(completionChunks(cached, true)), candidate: primary, fallback: false, cache: 'hit', cacheable: null };
     const calling = performance.now();
     try {
@@ -279,7 +281,7 @@ export class ChatCompletions {
     const candidates = candidatesWithin(plan, 0n);
     const primary = candidates[0];
     const key = this.cacheKeyOf(request, primary);
-    const cached = key ? await this.cache.get(key) : null;
+    const cached = await this.cached(key);
     if (cached) {
       const answer: FreeAnswer = { caller, plan, candidate: primary, cacheable: null };
       if (request.stream !== true) this.record(answer, cached.usage);
@@ -340,6 +342,14 @@ export class ChatCompletions {
     const completion = assembler.result();
     if (!completion) throw new GatewayError('upstream.stream_incomplete', 'the upstream stream ended before the answer was complete');
     this.deliver(answer, completion);
+  }
+
+  /** The answer kept under `key`, counted as a hit or a miss; a request that may not be cached (null key) looks nothing up. */
+  private async cached(key: string | null): Promise<ChatCompletion | null> {
+    if (!key) return null;
+    const completion = await this.cache.get(key);
+    this.metrics.cacheLookup(completion ? 'hit' : 'miss');
+    return completion;
   }
 
   /** Where the answer is kept, or null when it is not: caching off, or market-data tools involved (spec 1.7). */

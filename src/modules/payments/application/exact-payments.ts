@@ -132,6 +132,9 @@ export class ExactPayments {
       return payment;
     } catch (err) {
       this.metrics.payment(err instanceof GatewayError ? err.type : 'error');
+      // Every payment, exact or escrow, passes here: the one place both budget refusals (raised by the budget store or the payer check) are seen.
+      if (err instanceof GatewayError && err.code === 'budget.exceeded') this.metrics.budgetRejected('exceeded');
+      if (err instanceof GatewayError && err.code === 'budget.payer_budgeted') this.metrics.budgetRejected('payer_budgeted');
       throw err;
     }
   }

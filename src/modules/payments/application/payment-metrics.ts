@@ -16,6 +16,7 @@ export class PaymentMetrics {
   private readonly pendingAge: Gauge;
   private readonly sponsoredLamports: Counter;
   private readonly sponsorshipRefusals: Counter<'bound'>;
+  private readonly budgetRejections: Counter<'reason'>;
 
   constructor(private readonly registry: Registry) {
     this.payments = new Counter({ name: 'gw_payments_total', help: 'Payment headers by outcome (accepted, or why refused)', labelNames: ['outcome'], registers: [registry] });
@@ -36,6 +37,12 @@ export class PaymentMetrics {
       name: 'gw_sponsorship_refusals_total',
       help: 'Sponsored payments refused, by the bound they met: priority, quote, wallet, client, global',
       labelNames: ['bound'],
+      registers: [registry],
+    });
+    this.budgetRejections = new Counter({
+      name: 'gw_budget_rejections_total',
+      help: 'Payments refused by per-tenant budgets, by reason: exceeded (a window has too little left) or payer_budgeted (a budgeted wallet on a surface without budgets)',
+      labelNames: ['reason'],
       registers: [registry],
     });
   }
@@ -109,6 +116,10 @@ export class PaymentMetrics {
 
   sponsored(lamports: bigint): void {
     this.sponsoredLamports.inc(Number(lamports));
+  }
+
+  budgetRejected(reason: 'exceeded' | 'payer_budgeted'): void {
+    this.budgetRejections.inc({ reason });
   }
 
   sponsorshipRefused(bound: string): void {

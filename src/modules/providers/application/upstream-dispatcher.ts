@@ -5,6 +5,7 @@ import type { ChatCompletion, ChatCompletionChunk } from '../domain/chat-complet
 import type { ProviderName } from '../domain/provider-name';
 import { UpstreamError } from '../domain/upstream-error';
 import type { RequestAdjustments, UpstreamCall } from '../ports/llm-provider';
+import { ProviderMetrics } from './provider-metrics';
 import { ProviderRegistry, type RegisteredProvider } from './provider-registry';
 
 export interface DispatchTarget {
@@ -36,6 +37,7 @@ const RETRY_SAME = new Set([500, 502, 504]);
 export class UpstreamDispatcher {
   constructor(
     private readonly registry: ProviderRegistry,
+    private readonly metrics: ProviderMetrics,
     private readonly logger: AppLogger,
   ) {
     logger.setContext(UpstreamDispatcher.name);
@@ -84,6 +86,7 @@ export class UpstreamDispatcher {
    * failures in the log"): the excerpt was redacted when it was read, and the message names no key.
    */
   private attemptFailed(err: UpstreamError, upstreamModel: string, when: string): void {
+    this.metrics.upstreamFailed(err.provider, err.kind);
     this.logger.warn(
       {
         provider: err.provider,

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayError } from '../../../errors/gateway-error';
 import { RATE_LIMITED_MESSAGE, rateLimitHeaders } from '../domain/rate-limit-headers';
+import { limiterOf } from '../domain/limiter-name';
 import { RateLimitStore, type RateDecision } from '../ports/rate-limit-store';
+import { RateLimitMetrics } from './rate-limit-metrics';
 
 export const WINDOW_MS = 60_000;
 
@@ -17,13 +19,19 @@ export interface Bucket {
  */
 @Injectable()
 export class RateLimiter {
-  constructor(private readonly store: RateLimitStore) {}
+  constructor(
+    private readonly store: RateLimitStore,
+    private readonly metrics: RateLimitMetrics,
+  ) {}
 
   async admit(buckets: readonly Bucket[]): Promise<RateDecision> {
     let first: RateDecision | undefined;
     for (const bucket of buckets) {
       const decision = await this.store.hit(bucket.key, bucket.limit, WINDOW_MS);
-      if (!decision.allowed) throw new GatewayError('rate_limit.exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
+      if (!decision.allowed) {
+        this.metrics.rejected(limiterOf(bucket.key));
+        throw new GatewayError('rate_limit.exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
+      }
       first ??= decision;
     }
     return first as RateDecision;

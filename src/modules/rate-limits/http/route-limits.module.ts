@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
+import { RateLimitMetrics } from '../application/rate-limit-metrics';
 import { WINDOW_MS } from '../application/rate-limiter';
 import { RateLimitStore } from '../ports/rate-limit-store';
 import { RateLimitsModule } from '../rate-limits.module';
@@ -14,8 +15,8 @@ import { RouteRateLimitGuard } from './route-rate-limit.guard';
   imports: [
     ThrottlerModule.forRootAsync({
       imports: [RateLimitsModule],
-      inject: [RateLimitStore],
-      useFactory: (store: RateLimitStore) => ({ throttlers: [{ limit: 60, ttl: WINDOW_MS }], storage: new RateLimitThrottlerStorage(store) }),
+      inject: [RateLimitStore, RateLimitMetrics],
+      useFactory: (store: RateLimitStore, metrics: RateLimitMetrics) => ({ throttlers: [{ limit: 60, ttl: WINDOW_MS }], storage: new RateLimitThrottlerStorage(store, metrics) }),
     }),
   ],
   providers: [RouteRateLimitGuard],
