@@ -51,6 +51,13 @@ export function serviceStoreContract(open: () => Promise<{ store: ServiceStore; 
     expect(await listed([entry.id])).toEqual([entry]);
   });
 
+  it('finds an added entry by its id, and nothing for an id never added', async () => {
+    const entry = serviceEntry({ priceAtomic: 2_000n, pricing: pricingLabel(2_000n) });
+    expect(await store.add(entry)).toBe(true);
+    expect(await store.find(entry.id)).toEqual(entry);
+    expect(await store.find(`${entry.id}-absent`)).toBeNull();
+  });
+
   it('keeps a null description and a null price (unpriced)', async () => {
     const entry = serviceEntry({ description: null, priceAtomic: null, pricing: 'not priced' });
     expect(await store.add(entry)).toBe(true);

@@ -15,6 +15,8 @@ interface ServiceRow {
   created_at: Date;
 }
 
+const COLUMNS = 'id, name, category, endpoint, x402_enabled, description, pricing, price_atomic, created_at';
+
 /**
  * Runtime registry entries in the `services` table (migrations/1764600000000-create-services.ts).
  * One conditional insert per registration, so of two instances registering the same id exactly one
@@ -26,10 +28,13 @@ export class PostgresServiceStore extends ServiceStore {
   }
 
   async list(): Promise<ServiceEntry[]> {
-    const rows = (await this.dataSource.query(
-      'SELECT id, name, category, endpoint, x402_enabled, description, pricing, price_atomic, created_at FROM services ORDER BY created_at, id',
-    )) as ServiceRow[];
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM services ORDER BY created_at, id`)) as ServiceRow[];
     return rows.map(toEntry);
+  }
+
+  async find(id: string): Promise<ServiceEntry | null> {
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM services WHERE id = $1`, [id])) as ServiceRow[];
+    return rows.length === 0 ? null : toEntry(rows[0]);
   }
 
   async add(entry: ServiceEntry): Promise<boolean> {

@@ -10,6 +10,12 @@ import { TOKEN_PRICE_SERVICE, WEB_SEARCH_SERVICE, type ServiceEntry } from '../.
 import { withFee } from '../../tools/domain/service-price';
 import { PRICE_BODY_SCHEMA, PRICE_EXAMPLE, SEARCH_BODY_SCHEMA, SEARCH_EXAMPLE } from '../domain/tool-schemas';
 
+/** The input schema and examples of the tools the gateway serves itself, by registry id. */
+const TOOL_IO: Readonly<Record<string, { schema: object; example: { input: unknown; output: unknown } }>> = {
+  [WEB_SEARCH_SERVICE]: { schema: SEARCH_BODY_SCHEMA, example: SEARCH_EXAMPLE },
+  [TOKEN_PRICE_SERVICE]: { schema: PRICE_BODY_SCHEMA, example: PRICE_EXAMPLE },
+};
+
 /**
  * GET /.well-known/x402 (spec 4.10): every paid resource, with what a client needs to pay it
  * without reading anything else: the method and path, the schemes, the network, the asset, the
@@ -50,7 +56,8 @@ export class X402DiscoveryController {
     if (entry.priceAtomic === null || entry.priceAtomic === 0n) return [];
     const cost = withFee(entry.priceAtomic);
     const price = { kind: 'flat', amount: cost.total.toString(), currency: 'USDC', providerCost: formatUsdc(cost.providerCost), platformFee: formatUsdc(cost.platformFee), feePercent: FEE_PERCENT };
-    if (entry.internal && entry.id === WEB_SEARCH_SERVICE)
+    const tool = entry.internal ? TOOL_IO[entry.id] : undefined;
+    if (tool)
       return [
         {
           resource: entry.endpoint,
@@ -58,20 +65,8 @@ export class X402DiscoveryController {
           type: 'http',
           accepts: [exact],
           price,
-          input: { bodyType: 'json', schema: SEARCH_BODY_SCHEMA, example: SEARCH_EXAMPLE.input },
-          output: { example: SEARCH_EXAMPLE.output },
-        },
-      ];
-    if (entry.internal && entry.id === TOKEN_PRICE_SERVICE)
-      return [
-        {
-          resource: entry.endpoint,
-          method: 'POST',
-          type: 'http',
-          accepts: [exact],
-          price,
-          input: { bodyType: 'json', schema: PRICE_BODY_SCHEMA, example: PRICE_EXAMPLE.input },
-          output: { example: PRICE_EXAMPLE.output },
+          input: { bodyType: 'json', schema: tool.schema, example: tool.example.input },
+          output: { example: tool.example.output },
         },
       ];
     if (entry.internal) return [];

@@ -46,8 +46,13 @@ export class ServiceRegistry {
   /** The registry file's entry wins: runtime registration never takes a configured id. */
   async find(id: string): Promise<ServiceEntry | null> {
     const configured = this.configured.get(id);
-    if (configured) return configured;
-    return (await this.registered()).find((entry) => entry.id === id) ?? null;
+    if (configured || !this.store) return configured ?? null;
+    const store = this.store;
+    try {
+      return await store.find(id);
+    } catch (err) {
+      throw this.unavailable(err);
+    }
   }
 
   /** The entry the gateway serves itself under `id`, from the registry file only. */

@@ -5,6 +5,9 @@ export abstract class ServiceStore {
   /** Every runtime entry, oldest first. */
   abstract list(): Promise<ServiceEntry[]>;
 
+  /** The runtime entry with this id, or null: what a paid proxy call reads, without the whole list. */
+  abstract find(id: string): Promise<ServiceEntry | null>;
+
   /** Adds `entry` (source `api`) unless its id is taken; false when it is, the stored entry untouched. */
   abstract add(entry: ServiceEntry): Promise<boolean>;
 }
