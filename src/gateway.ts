@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config/gateway-config';
 import type { ConfigNotice } from './config/load-config';
 import { GatewayHttpAdapter } from './http/gateway-http-adapter';
 import { InFlightRequests } from './core/in-flight-requests';
+import { OpenApiDocument } from './http/openapi/openapi-document';
 import { RootLogger } from './logging/app-logger';
 import { NestLogger } from './logging/nest-logger';
 
@@ -63,6 +64,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   });
   const logger = app.get(RootLogger).pino;
   app.useLogger(new NestLogger(logger));
+  app.get(OpenApiDocument).attach(app);
   for (const notice of options.notices ?? []) {
     if (notice.level === 'warn') logger.warn(notice.message);
     else logger.info(notice.message);

@@ -2,6 +2,9 @@ import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
+import { ClusterMetricsModule } from './adapters/cluster/cluster-metrics.module';
+import type { GatewayOptions } from './app.module';
+import { joinClusterMetrics } from './cluster/cluster-metrics';
 import { runPrimary } from './cluster/primary';
 import { workerCount } from './cluster/worker-count';
 import { ConfigError } from './config/env-reader';
@@ -10,8 +13,13 @@ import { startGateway } from './gateway';
 import { createRootLogger } from './logging/root-logger';
 
 /** Serves in this process until SIGTERM or SIGINT, then drains and exits. */
-async function serve({ config, notices }: LoadedConfig, extraNotices: ConfigNotice[], listenForSignal: (signal: NodeJS.Signals, handler: () => void) => void): Promise<void> {
-  const gateway = await startGateway(config, { notices: [...notices, ...extraNotices] });
+async function serve(
+  { config, notices }: LoadedConfig,
+  extraNotices: ConfigNotice[],
+  listenForSignal: (signal: NodeJS.Signals, handler: () => void) => void,
+  options: GatewayOptions = {},
+): Promise<void> {
+  const gateway = await startGateway(config, { ...options, notices: [...notices, ...extraNotices] });
   const stop = (): void => {
     gateway.close().then(
       () => process.exit(0),
@@ -26,9 +34,13 @@ async function serve({ config, notices }: LoadedConfig, extraNotices: ConfigNoti
 }
 
 async function main(): Promise<void> {
-  // A worker may get a signal twice (a terminal's Ctrl-C reaches the whole group, and the primary
-  // forwards it): a one-shot handler would leave the second to kill it mid-drain. close() is idempotent.
-  if (cluster.isWorker) return serve(loadConfig(process.env), [], (signal, handler) => process.on(signal, handler));
+  if (cluster.isWorker) {
+    // A worker's GET /metrics answers for all the workers, through the primary (docs/decisions.md, "Metrics across workers").
+    joinClusterMetrics();
+    // A worker may get a signal twice (a terminal's Ctrl-C reaches the whole group, and the primary
+    // forwards it): a one-shot handler would leave the second to kill it mid-drain. close() is idempotent.
+    return serve(loadConfig(process.env), [], (signal, handler) => process.on(signal, handler), { imports: [ClusterMetricsModule] });
+  }
 
   // Validated here once, so a bad value stops the start with one line instead of crashing every worker.
   const loaded = loadConfig(process.env);

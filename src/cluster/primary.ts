@@ -1,4 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
+import { answerMetricsRequests } from './cluster-metrics';
 import { DEFAULT_RESTART_POLICY, RestartBudget, type RestartPolicy } from './restart-budget';
 
 /** What the primary writes to the log; the gateway's pino logger fits. */
@@ -27,7 +28,8 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
  * nothing. A worker that dies unexpectedly is replaced, paced by RestartBudget; when the budget is
  * spent, or a worker of the first generation fails to start, the primary stops the rest and fails.
  * SIGTERM or SIGINT is forwarded to every worker, which drains as a single process would; the
- * primary waits for them all. Resolves with the primary's exit code.
+ * primary waits for them all. It also answers the workers' scrapes of GET /metrics with every
+ * worker's metrics (cluster-metrics.ts). Resolves with the primary's exit code.
  */
 export function runPrimary(options: PrimaryOptions): Promise<number> {
   const { count, log } = options;
@@ -55,6 +57,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       for (const signal of STOP_SIGNALS) process.off(signal, onSignal);
       cluster.off('listening', onListening);
       cluster.off('exit', onExit);
+      stopAnsweringMetrics();
       resolve(exitCode);
     };
 
@@ -118,6 +121,7 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
       pendingRestarts.add(timer);
     };
 
+    const stopAnsweringMetrics = answerMetricsRequests();
     for (const signal of STOP_SIGNALS) process.on(signal, onSignal);
     cluster.on('listening', onListening);
     cluster.on('exit', onExit);

@@ -1,5 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { createMetricsRegistry } from './metrics-registry';
 import { GatewayConfig } from '../config/gateway-config';
 import { BackgroundTasks } from './background-tasks';
 import { InFlightRequests } from './in-flight-requests';
@@ -15,13 +16,7 @@ export class CoreModule {
         { provide: GatewayConfig, useValue: config },
         {
           provide: Registry,
-          useFactory: () => {
-            const registry = new Registry();
-            // prom-client's process and Node.js metrics (event-loop lag, GC pauses, heap, handles) under the
-            // gateway's own prefix, so every series the gateway exports is gw_<subsystem>_... (README.md, "Metrics").
-            collectDefaultMetrics({ register: registry, prefix: 'gw_' });
-            return registry;
-          },
+          useFactory: createMetricsRegistry,
         },
         BackgroundTasks,
         InFlightRequests,

@@ -53,6 +53,7 @@ export const ERROR_CODES = {
   'org.wallet_not_found': { type: 'not_found', meaning: "no team of the calling key's org has this wallet (wallet stats)" },
   'org.not_found': { type: 'not_found', meaning: 'no such org, or an org API key of another org' },
   'health.not_ready': { type: 'service_unavailable', meaning: 'a configured database or Redis is unusable (GET /health/ready)' },
+  'metrics.workers_unavailable': { type: 'service_unavailable', meaning: "GW_WORKERS above 1: the primary did not return every worker's metrics within 5 s (GET /metrics)" },
   'rate_limit.exceeded': { type: 'rate_limit_exceeded', meaning: 'a rate-limit window is full; the headers say which and until when' },
   'rate_limit.payment_in_flight': { type: 'rate_limit_exceeded', meaning: 'payments in flight from this token account already commit its balance; retry once one settles' },
   'budget.payer_budgeted': { type: 'forbidden', meaning: 'a payer wallet under a budget paid on a surface that does not carry budgets (the paid tools, A2A); nothing was moved' },

@@ -1,8 +1,10 @@
 import { applyDecorators, Injectable, SetMetadata, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiBearerAuth } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { GatewayConfig } from '../config/gateway-config';
 import { GatewayError } from '../errors/gateway-error';
+import { ApiErrors } from './openapi/api-errors';
 import { isAdminAuthorization } from './admin-token';
 import { routeNotFound } from './error-response';
 import { requestPath } from './request-context';
@@ -17,7 +19,12 @@ const WHEN_UNSET = Symbol('adminWhenUnset');
  * hidden (the same 404 as an unknown route, as /metrics) or answers 503 (as org management).
  */
 export function AdminOnly(whenUnset: WhenAdminTokenUnset): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(WHEN_UNSET, whenUnset), UseGuards(AdminGuard));
+  return applyDecorators(
+    SetMetadata(WHEN_UNSET, whenUnset),
+    UseGuards(AdminGuard),
+    ApiBearerAuth('admin'),
+    ApiErrors('admin.unauthorized', whenUnset === 'hide' ? 'route.not_found' : 'admin.not_configured'),
+  );
 }
 
 @Injectable()

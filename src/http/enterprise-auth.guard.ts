@@ -1,8 +1,10 @@
 import { applyDecorators, Injectable, Optional, SetMetadata, UseGuards, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiBearerAuth } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { GatewayConfig } from '../config/gateway-config';
 import { GatewayError } from '../errors/gateway-error';
+import { ApiErrors } from './openapi/api-errors';
 import { ORG_API_KEY, roleAtLeast, type OrgRole } from '../modules/orgs/domain/org-role';
 import { OrgApiKeys, type OrgKeyHolder } from '../modules/orgs/ports/org-api-keys';
 import { bearerToken, isAdminAuthorization, sha256 } from './admin-token';
@@ -28,7 +30,13 @@ export type EnterpriseRequirement = OrgRole | 'admin-token';
  * no caller learns which orgs exist.
  */
 export function EnterpriseAuth(role: EnterpriseRequirement): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(REQUIRED_ROLE, role), UseGuards(EnterpriseAuthGuard));
+  return applyDecorators(
+    SetMetadata(REQUIRED_ROLE, role),
+    UseGuards(EnterpriseAuthGuard),
+    ApiBearerAuth('admin'),
+    ...(role === 'admin-token' ? [] : [ApiBearerAuth('orgApiKey')]),
+    ApiErrors('admin.not_configured', 'org.unauthorized', 'org.role_insufficient', 'org.not_found', 'org.storage_unavailable'),
+  );
 }
 
 /**

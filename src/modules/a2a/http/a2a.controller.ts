@@ -6,6 +6,11 @@ import { AppLogger } from '../../../logging/app-logger';
 import { A2ATasks, type A2ACaller } from '../application/a2a-tasks';
 import { A2A_ERRORS, A2AError } from '../domain/a2a-errors';
 import { X402_EXTENSION_URI } from '../domain/a2a-wire';
+import { ApiBody } from '@nestjs/swagger';
+import { ApiAnswer } from '../../../http/openapi/api-answer';
+import { ApiErrors } from '../../../http/openapi/api-errors';
+import { asSchema } from '../../../http/openapi/wire-schemas';
+import { A2A_REQUEST, A2A_RESPONSE } from './a2a-openapi';
 
 type RpcId = string | number | null;
 
@@ -30,6 +35,11 @@ export class A2AController {
 
   @Post('a2a')
   @HttpCode(200)
+  @ApiBody({ schema: asSchema(A2A_REQUEST) })
+  @ApiAnswer(200, 'a JSON-RPC result (the task) or error; payment errors are JSON-RPC errors too', A2A_RESPONSE, {
+    headers: { 'X-A2A-Extensions': { description: 'echoes the x402 extension when the client activated it', schema: { type: 'string' } } },
+  })
+  @ApiErrors('rate_limit.exceeded')
   async rpc(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<unknown> {
     const extensions = req.headers['x-a2a-extensions'];
     if (typeof extensions === 'string' && extensions.includes(X402_EXTENSION_URI)) res.setHeader('X-A2A-Extensions', X402_EXTENSION_URI);

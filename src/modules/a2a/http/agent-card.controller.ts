@@ -5,6 +5,8 @@ import { EscrowDeposits } from '../../payments/application/escrow-deposits';
 import { PaymentChallenges } from '../../payments/application/payment-challenges';
 import { AP2_EXTENSION_URI, X402_EXTENSION_URI } from '../domain/a2a-wire';
 import { A2A_PATH } from '../application/a2a-tasks';
+import { ApiAnswer } from '../../../http/openapi/api-answer';
+import { AGENT_CARD } from './a2a-openapi';
 
 /** Spec 2.13, 4.8, 9: the agent card at its current path and at the legacy one. */
 @Controller('.well-known')
@@ -15,6 +17,7 @@ export class AgentCardController {
   ) {}
 
   @Get(['agent-card.json', 'agent.json'])
+  @ApiAnswer(200, 'the A2A agent card', AGENT_CARD)
   card(@Req() req: Request) {
     // The card names the endpoint as the client reached it: behind any proxy, the Host it used.
     const origin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;

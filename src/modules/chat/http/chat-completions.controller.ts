@@ -2,6 +2,7 @@ import { Controller, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { ChatCompletions, type ChatOutcome } from '../application/chat-completions';
+import { ApiChatCompletions } from './chat-openapi';
 import { parseChatRequest } from './chat-request-validator';
 import { sessionId, setDebugHeaders } from './chat-response-headers';
 import { endEventStream, openEventStream, writeEvents, type EventStreamTimers } from './sse-writer';
@@ -20,6 +21,7 @@ export class ChatCompletionsController {
   }
 
   @Post('completions')
+  @ApiChatCompletions()
   async create(@Req() req: Request, @Res() res: Response): Promise<void> {
     const startedAt = performance.now();
     const request = parseChatRequest(req.body);

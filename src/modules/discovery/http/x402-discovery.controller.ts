@@ -1,4 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { FEE_PERCENT } from '../../billing/domain/chat-cost';
 import { formatUsdc } from '../../billing/domain/atomic-usdc';
 import { CHAT_PATH } from '../../chat/application/chat-completions';
@@ -8,7 +9,8 @@ import { PaymentChallenges } from '../../payments/application/payment-challenges
 import { ServiceRegistry } from '../../tools/application/service-registry';
 import { TOKEN_PRICE_SERVICE, WEB_SEARCH_SERVICE, type ServiceEntry } from '../../tools/domain/service-entry';
 import { withFee } from '../../tools/domain/service-price';
-import { PRICE_BODY_SCHEMA, PRICE_EXAMPLE, SEARCH_BODY_SCHEMA, SEARCH_EXAMPLE } from '../domain/tool-schemas';
+import { X402_DISCOVERY } from './x402-discovery-openapi';
+import { PRICE_BODY_SCHEMA, PRICE_EXAMPLE, SEARCH_BODY_SCHEMA, SEARCH_EXAMPLE } from '../../tools/domain/tool-schemas';
 
 /** The input schema and examples of the tools the gateway serves itself, by registry id. */
 const TOOL_IO: Readonly<Record<string, { schema: object; example: { input: unknown; output: unknown } }>> = {
@@ -32,6 +34,7 @@ export class X402DiscoveryController {
   ) {}
 
   @Get('x402')
+  @ApiAnswer(200, 'every paid resource with its payment terms, price, input schema and examples', X402_DISCOVERY)
   async discovery() {
     const { network, asset, payTo } = this.challenges.terms;
     const escrow = this.deposits.terms;

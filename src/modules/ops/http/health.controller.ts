@@ -4,7 +4,10 @@ import { version } from '../../../../package.json';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import { isAdminAuthorization } from '../../../http/admin-token';
+import { ApiAnswer } from '../../../http/openapi/api-answer';
+import { ApiErrors } from '../../../http/openapi/api-errors';
 import { HealthService } from '../application/health.service';
+import { HEALTH, LIVE, STATUS_ONLY } from './ops-openapi';
 import { overallStatus, unusableForReadiness, type DependencyChecks, type HealthStatus } from '../domain/health';
 
 interface HealthBody {
@@ -22,6 +25,7 @@ export class HealthController {
   ) {}
 
   @Get()
+  @ApiAnswer(200, 'the overall status; the dependency checks and version with the admin token', HEALTH)
   async status(@Req() req: Request): Promise<HealthBody> {
     const checks = await this.health.checks();
     const status = overallStatus(checks);
@@ -31,12 +35,15 @@ export class HealthController {
 
   /** The process is up and serving HTTP. */
   @Get('live')
+  @ApiAnswer(200, 'the process serves HTTP', LIVE)
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   /** 503 while a configured database or Redis is unusable. */
   @Get('ready')
+  @ApiAnswer(200, 'the configured database and Redis are usable', STATUS_ONLY)
+  @ApiErrors('health.not_ready')
   async ready(): Promise<{ status: HealthStatus }> {
     const checks = await this.health.checks();
     const unusable = unusableForReadiness(checks);

@@ -1,14 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseIntPipe, Post, Put, Query, Req } from '@nestjs/common';
+import { ApiQuery } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { GatewayError } from '../../../errors/gateway-error';
 import { AdminOnly } from '../../../http/admin.guard';
 import { EnterpriseAuth } from '../../../http/enterprise-auth.guard';
+import { ApiAnswer } from '../../../http/openapi/api-answer';
+import { ApiErrors } from '../../../http/openapi/api-errors';
 import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
 import { BudgetDirectory } from '../application/budget-directory';
 import { MAX_AUDIT_PAGE, OrgDirectory, type OrgCaller } from '../application/org-directory';
 import { BudgetDto, budgetLimits } from './budget-dto';
 import { AddMemberDto, AddTeamWalletDto, CreateOrgDto, CreateTeamDto, IssueKeyDto } from './org-dtos';
 import { IdPipe } from './id.pipe';
+import { API_KEY, API_KEYS, AUDIT_PAGE, BUDGET, ISSUED_KEY, MEMBER, MEMBERS, ORG, TEAM, TEAM_WALLET, TEAM_WALLETS, TEAMS } from './org-openapi';
 import { auditView, budgetView, keyView, listView, memberView, orgView, teamView, teamWalletView } from './org-views';
 
 /** Requests per minute per client across the enterprise routes (docs/decisions.md, "Enterprise"). */
@@ -17,6 +21,7 @@ export const ENTERPRISE_RATE_LIMIT = 120;
 /** The enterprise API (spec 4.9): orgs, members, teams, team wallets, API keys and the audit. */
 @Controller('v1/orgs')
 @RouteRateLimit('enterprise', ENTERPRISE_RATE_LIMIT)
+@ApiErrors('org.storage_not_configured', 'org.already_exists', 'org.team_not_found', 'org.key_not_found', 'org.role_not_grantable', 'request.invalid_query')
 export class OrgsController {
   constructor(
     private readonly directory: OrgDirectory,
@@ -26,12 +31,14 @@ export class OrgsController {
   @Post()
   @HttpCode(201)
   @AdminOnly('unavailable')
+  @ApiAnswer(201, 'the org, with its owner as first member', ORG)
   async createOrg(@Body() body: CreateOrgDto) {
     return orgView(await this.directory.createOrg(body.name, body.owner_wallet));
   }
 
   @Get(':org_id')
   @EnterpriseAuth('member')
+  @ApiAnswer(200, 'the org', ORG)
   async org(@Param('org_id', IdPipe) orgId: string) {
     return orgView(await this.directory.org(orgId));
   }
@@ -39,12 +46,14 @@ export class OrgsController {
   @Post(':org_id/members')
   @HttpCode(201)
   @EnterpriseAuth('admin')
+  @ApiAnswer(201, 'the member', MEMBER)
   async addMember(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Body() body: AddMemberDto) {
     return memberView(await this.directory.addMember(callerOf(req), orgId, body.wallet_address, body.role));
   }
 
   @Get(':org_id/members')
   @EnterpriseAuth('member')
+  @ApiAnswer(200, 'the members', MEMBERS)
   async members(@Param('org_id', IdPipe) orgId: string) {
     return listView(await this.directory.members(orgId), memberView);
   }
@@ -52,12 +61,14 @@ export class OrgsController {
   @Post(':org_id/teams')
   @HttpCode(201)
   @EnterpriseAuth('admin')
+  @ApiAnswer(201, 'the team', TEAM)
   async createTeam(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Body() body: CreateTeamDto) {
     return teamView(await this.directory.createTeam(callerOf(req), orgId, body.name));
   }
 
   @Get(':org_id/teams')
   @EnterpriseAuth('member')
+  @ApiAnswer(200, 'the teams', TEAMS)
   async teams(@Param('org_id', IdPipe) orgId: string) {
     return listView(await this.directory.teams(orgId), teamView);
   }
@@ -65,24 +76,28 @@ export class OrgsController {
   @Post(':org_id/teams/:team_id/wallets')
   @HttpCode(201)
   @EnterpriseAuth('admin')
+  @ApiAnswer(201, 'the team wallet', TEAM_WALLET)
   async addTeamWallet(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string, @Body() body: AddTeamWalletDto) {
     return teamWalletView(await this.directory.addTeamWallet(callerOf(req), orgId, teamId, body.wallet_address));
   }
 
   @Get(':org_id/teams/:team_id/wallets')
   @EnterpriseAuth('member')
+  @ApiAnswer(200, 'the team wallets', TEAM_WALLETS)
   async teamWallets(@Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string) {
     return listView(await this.directory.teamWallets(orgId, teamId), teamWalletView);
   }
 
   @Put(':org_id/teams/:team_id/budget')
   @EnterpriseAuth('admin')
+  @ApiAnswer(200, 'the budget and what was spent in each window', BUDGET)
   async setTeamBudget(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string, @Body() body: BudgetDto) {
     return budgetView(await this.budgets.setTeamBudget(callerOf(req).actor, orgId, teamId, budgetLimits(body)));
   }
 
   @Get(':org_id/teams/:team_id/budget')
   @EnterpriseAuth('admin')
+  @ApiAnswer(200, 'the budget and what was spent in each window', BUDGET)
   async teamBudget(@Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string) {
     return budgetView(await this.budgets.teamBudget(orgId, teamId));
   }
@@ -91,6 +106,7 @@ export class OrgsController {
   @Post(':org_id/api-keys')
   @HttpCode(201)
   @EnterpriseAuth('admin')
+  @ApiAnswer(201, 'the key, with its secret shown this once', ISSUED_KEY)
   async issueKey(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Body() body: IssueKeyDto) {
     const { key, secret } = await this.directory.issueKey(callerOf(req), orgId, body.name, body.role);
     const { revoked_at: _revoked, ...shown } = keyView(key);
@@ -99,12 +115,14 @@ export class OrgsController {
 
   @Get(':org_id/api-keys')
   @EnterpriseAuth('admin')
+  @ApiAnswer(200, 'the keys, revoked ones included, without secrets', API_KEYS)
   async keys(@Param('org_id', IdPipe) orgId: string) {
     return listView(await this.directory.keys(orgId), keyView);
   }
 
   @Delete(':org_id/api-keys/:key_id')
   @EnterpriseAuth('admin')
+  @ApiAnswer(200, 'the revoked key', API_KEY)
   async revokeKey(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Param('key_id', IdPipe) keyId: string) {
     return keyView(await this.directory.revokeKey(callerOf(req), orgId, keyId));
   }
@@ -112,6 +130,8 @@ export class OrgsController {
   /** 50 entries a page, oldest first; `page` counts from 1. */
   @Get(':org_id/audit')
   @EnterpriseAuth('owner')
+  @ApiAnswer(200, 'a page of the audit', AUDIT_PAGE)
+  @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 } })
   async audit(@Param('org_id', IdPipe) orgId: string, @Query('page', new ParseIntPipe({ optional: true, exceptionFactory: () => badPage() })) page = 1) {
     if (page < 1 || page > MAX_AUDIT_PAGE) throw badPage();
     return listView(await this.directory.audit(orgId, page), auditView);

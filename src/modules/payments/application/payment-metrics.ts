@@ -7,7 +7,11 @@ export interface SponsorshipState {
   exhausted: boolean;
 }
 
-/** What operators watch for payments: accepted and refused, settled and failed, what is still pending, and the fees sponsored. */
+/**
+ * What operators watch for payments: accepted and refused, settled and failed, what is still pending, and the fees sponsored.
+ * Its gauges read shared state (storage, Redis, the chain) or a flag, so across workers the largest value is the gateway's
+ * where a sum would count it once per worker (docs/decisions.md, "Metrics across workers").
+ */
 @Injectable()
 export class PaymentMetrics {
   private readonly payments: Counter<'outcome'>;
@@ -26,8 +30,18 @@ export class PaymentMetrics {
       labelNames: ['result'],
       registers: [registry],
     });
-    this.pendingReceipts = new Gauge({ name: 'gw_settlement_pending_receipts', help: 'Receipts still pending at the last reconciler pass (at most one batch)', registers: [registry] });
-    this.pendingAge = new Gauge({ name: 'gw_settlement_pending_age_seconds', help: 'Age of the oldest pending receipt at the last reconciler pass; 0 when none', registers: [registry] });
+    this.pendingReceipts = new Gauge({
+      name: 'gw_settlement_pending_receipts',
+      help: 'Receipts still pending at the last reconciler pass (at most one batch)',
+      registers: [registry],
+      aggregator: 'max',
+    });
+    this.pendingAge = new Gauge({
+      name: 'gw_settlement_pending_age_seconds',
+      help: 'Age of the oldest pending receipt at the last reconciler pass; 0 when none',
+      registers: [registry],
+      aggregator: 'max',
+    });
     this.sponsoredLamports = new Counter({
       name: 'gw_sponsorship_charged_lamports_total',
       help: 'Network fees charged to the sponsorship bounds at acceptance, before refunds of payments never sent',
@@ -53,6 +67,7 @@ export class PaymentMetrics {
       name: 'gw_sponsorship_window_lamports',
       help: 'Network fees sponsored in the current window (GW_SPONSOR_WINDOW_SECS, an hour), all instances',
       registers: [this.registry],
+      aggregator: 'max',
       collect() {
         this.set(Number(read().windowLamports));
       },
@@ -61,6 +76,7 @@ export class PaymentMetrics {
       name: 'gw_sponsorship_exhausted',
       help: '1 while the global sponsorship bound is reached: quotes advertise no fee payer',
       registers: [this.registry],
+      aggregator: 'max',
       collect() {
         this.set(read().exhausted ? 1 : 0);
       },
@@ -74,6 +90,7 @@ export class PaymentMetrics {
       help: 'Escrow claims in the durable queue, by status',
       labelNames: ['status'],
       registers: [this.registry],
+      aggregator: 'max',
       async collect() {
         for (const [status, count] of Object.entries(await read())) this.set({ status }, count);
       },
@@ -82,6 +99,7 @@ export class PaymentMetrics {
       name: 'gw_escrow_claim_breaker_open',
       help: '1 while the escrow claim breaker is open: no claim is sent',
       registers: [this.registry],
+      aggregator: 'max',
       collect() {
         this.set(breakerOpen() ? 1 : 0);
       },
@@ -95,6 +113,7 @@ export class PaymentMetrics {
       help: "Each fee payer's SOL balance, in lamports",
       labelNames: ['fee_payer'],
       registers: [this.registry],
+      aggregator: 'max',
       async collect() {
         for (const { address, lamports } of await read()) if (lamports !== null) this.set({ fee_payer: address }, Number(lamports));
       },

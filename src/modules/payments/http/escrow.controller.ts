@@ -1,5 +1,6 @@
 import { Controller, Get, Optional } from '@nestjs/common';
 import { AdminOnly } from '../../../http/admin.guard';
+import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
 import { EscrowClaimProcessor } from '../application/escrow-claim-processor';
 import { EscrowDeposits } from '../application/escrow-deposits';
@@ -7,6 +8,7 @@ import { PaymentChallenges } from '../application/payment-challenges';
 import { SLOT_MS } from '../domain/escrow-window';
 import { EscrowClaims } from '../ports/escrow-claims';
 import { FeePayers } from '../ports/fee-payers';
+import { ESCROW_CONFIG, ESCROW_HEALTH } from './payments-openapi';
 
 export const ESCROW_CONFIG_RATE_LIMIT = 120;
 
@@ -23,6 +25,7 @@ export class EscrowController {
 
   /** What a client needs to build a deposit the gateway accepts: the program, the provider, the mint and the expiry window now. It reads the chain's slot, so it is limited per client network. */
   @Get('config')
+  @ApiAnswer(200, 'the escrow terms and the expiry window now', ESCROW_CONFIG)
   @RouteRateLimit('escrow-config', ESCROW_CONFIG_RATE_LIMIT)
   async config() {
     const { terms } = this.deposits;
@@ -44,6 +47,7 @@ export class EscrowController {
 
   /** `down` while escrow is off; `degraded` while the claim processor is not running, no fee payer key is loaded, or the claim breaker is open. */
   @Get('health')
+  @ApiAnswer(200, 'the claim queue, fee payers and the claim breaker', ESCROW_HEALTH)
   @AdminOnly('unavailable')
   async health() {
     const processor = this.processor.state();

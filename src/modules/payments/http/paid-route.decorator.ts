@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, SetMetadata, UseGuards, UseInterceptors, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { PAID_ROUTE, paidCalls, type PaidCall, type PaidRouteSpec } from './paid-call';
+import { ApiPaid } from './paid-route-openapi';
 import { X402Guard } from './x402.guard';
 import { X402Interceptor } from './x402.interceptor';
 
@@ -10,7 +11,7 @@ import { X402Interceptor } from './x402.interceptor';
  * adds the receipt and payment headers and records the charge whatever the handler does.
  */
 export function PaidRoute<T>(spec: PaidRouteSpec<T>): MethodDecorator {
-  return applyDecorators(SetMetadata(PAID_ROUTE, spec), UseGuards(X402Guard), UseInterceptors(X402Interceptor));
+  return applyDecorators(SetMetadata(PAID_ROUTE, spec), UseGuards(X402Guard), UseInterceptors(X402Interceptor), ApiPaid('budget.payer_budgeted'));
 }
 
 function paidCall(host: ExecutionContext): PaidCall {

@@ -1,7 +1,10 @@
 import { Controller, Get, Optional, Param } from '@nestjs/common';
 import { GatewayError } from '../../../errors/gateway-error';
+import { ApiAnswer } from '../../../http/openapi/api-answer';
+import { ApiErrors } from '../../../http/openapi/api-errors';
 import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
 import { ReceiptStore } from '../ports/receipt-store';
+import { RECEIPT } from './payments-openapi';
 import { receiptView, type ReceiptView } from './receipt-view';
 
 /** Spec 4.3, 8: the receipt route's own per-IP limit, stricter than the paid one (requests per minute). */
@@ -20,6 +23,8 @@ export class ReceiptsController {
   constructor(@Optional() private readonly receipts?: ReceiptStore) {}
 
   @Get(':id')
+  @ApiAnswer(200, 'the receipt', RECEIPT)
+  @ApiErrors('receipt.not_found', 'receipt.storage_not_configured', 'receipt.storage_unavailable')
   async find(@Param('id') id: string): Promise<ReceiptView> {
     if (!this.receipts) throw new GatewayError('receipt.storage_not_configured', 'receipt storage is not configured');
     // Checked before storage: the uuid column would reject a malformed id with an error, not a miss.

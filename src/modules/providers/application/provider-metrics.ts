@@ -16,11 +16,13 @@ export class ProviderMetrics {
       labelNames: ['provider', 'kind'],
       registers: [registry],
     });
+    // Each worker has its own breakers: across workers the gauge says whether any has one open.
     new Gauge({
       name: 'gw_upstream_breaker_open',
       help: "1 while a configured provider's circuit breaker is open: it is skipped until a trial call succeeds",
       labelNames: ['provider'],
       registers: [registry],
+      aggregator: 'max',
       collect() {
         // Providers without a key have no breaker and are never called: no series rather than a misleading 0.
         for (const name of PROVIDER_NAMES) {

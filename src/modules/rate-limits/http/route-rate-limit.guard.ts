@@ -5,6 +5,7 @@ import { GatewayConfig } from '../../../config/gateway-config';
 import type { ThrottlerRequest } from '@nestjs/throttler/dist/throttler.guard.interface';
 import type { Request, Response } from 'express';
 import { GatewayError } from '../../../errors/gateway-error';
+import { ApiErrors } from '../../../http/openapi/api-errors';
 import { clientNetwork } from '../../payments/domain/client-network';
 import { WINDOW_MS } from '../application/rate-limiter';
 import { RATE_LIMITED_MESSAGE, rateLimitHeaders } from '../domain/rate-limit-headers';
@@ -18,7 +19,7 @@ const ROUTE_LIMIT_NAME = 'gw:route-limit-name';
  * share a budget.
  */
 export function RouteRateLimit(name: string, limitPerMinute: number): ClassDecorator & MethodDecorator {
-  return applyDecorators(SetMetadata(ROUTE_LIMIT_NAME, name), Throttle({ default: { limit: limitPerMinute, ttl: WINDOW_MS } }), UseGuards(RouteRateLimitGuard));
+  return applyDecorators(SetMetadata(ROUTE_LIMIT_NAME, name), Throttle({ default: { limit: limitPerMinute, ttl: WINDOW_MS } }), UseGuards(RouteRateLimitGuard), ApiErrors('rate_limit.exceeded'));
 }
 
 /**

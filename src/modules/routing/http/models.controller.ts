@@ -3,6 +3,8 @@ import { formatScaled, formatUsdc, USDC_DECIMALS } from '../../billing/domain/at
 import { chatCost, FEE_PERCENT } from '../../billing/domain/chat-cost';
 import { ModelRouter } from '../application/model-router';
 import type { CatalogModel } from '../domain/catalog';
+import { ApiAnswer } from '../../../http/openapi/api-answer';
+import { MODEL_LIST, PRICING } from './models-openapi';
 
 interface ModelEntry {
   id: string;
@@ -37,11 +39,13 @@ export class ModelsController {
   }
 
   @Get('v1/models')
+  @ApiAnswer(200, 'the catalog: every model with its capabilities and provider rates', MODEL_LIST)
   list(): { object: 'list'; data: ModelEntry[] } {
     return this.modelList;
   }
 
   @Get('pricing')
+  @ApiAnswer(200, 'every model with its rates before and after the fee, and the cost of an example request', PRICING)
   prices(): object {
     return this.pricing;
   }

@@ -1,4 +1,5 @@
 import { IsArray, IsBoolean, IsOptional, IsString, Length, Matches, MaxLength, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { JSONSchema } from 'class-validator-jsonschema';
 import { SERVICE_ID } from '../domain/service-entry';
 import { parseServicePrice } from '../domain/service-price';
 
@@ -60,9 +61,11 @@ export class ServiceRegistrationDto {
   @IsOptional()
   @IsArray()
   @Validate(SolanaOnly)
+  @JSONSchema({ type: 'array', items: { type: 'string', enum: ['solana'] } })
   chains?: string[];
 
   @IsOptional()
   @Validate(ServicePriceValue)
+  @JSONSchema({ anyOf: [{ type: 'number' }, { type: 'string' }, { type: 'null' }], description: 'USDC before the fee: a number or a decimal string of at most 6 places' })
   price_per_request_usdc?: number | string | null;
 }

@@ -1,7 +1,10 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiQuery } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { GatewayError } from '../../../errors/gateway-error';
 import { AdminOnly } from '../../../http/admin.guard';
+import { ApiAnswer } from '../../../http/openapi/api-answer';
+import { ApiErrors } from '../../../http/openapi/api-errors';
 import type { PaidRequestParts } from '../../payments/http/paid-call';
 import { PaidInput, PaidRoute, PaidServing } from '../../payments/http/paid-route.decorator';
 import type { PinnedTarget } from '../ports/service-caller';
@@ -12,6 +15,7 @@ import { SERVICE_ID } from '../domain/service-entry';
 import { parseServicePrice, pricingLabel } from '../domain/service-price';
 import { ServiceRegistrationDto } from './service-registration.dto';
 import { serviceView } from './service-views';
+import { ApiProxied, SERVICE_ENTRY, SERVICE_LIST } from './tools-openapi';
 
 /** The listing reads storage, so it is not free to repeat without bound (docs/decisions.md, "The service registry"). */
 export const SERVICES_LIST_RATE_LIMIT = 120;
@@ -38,6 +42,10 @@ export class ServicesController {
 
   @Get()
   @RouteRateLimit('services', SERVICES_LIST_RATE_LIMIT)
+  @ApiQuery({ name: 'category', required: false, schema: { type: 'string', maxLength: 64 }, description: 'case-insensitive' })
+  @ApiQuery({ name: 'internal', required: false, schema: { type: 'string', enum: ['true', 'false'] } })
+  @ApiAnswer(200, 'the registry, sorted by id', SERVICE_LIST)
+  @ApiErrors('request.invalid_query', 'services.storage_unavailable')
   async list(@Query('category') category: unknown, @Query('internal') internal: unknown) {
     if (category !== undefined && (typeof category !== 'string' || category.length > 64)) throw badQuery('category must be one string of at most 64 characters');
     if (internal !== undefined && internal !== 'true' && internal !== 'false') throw badQuery('internal must be true or false');
@@ -48,6 +56,8 @@ export class ServicesController {
   @Post('register')
   @AdminOnly('unavailable')
   @HttpCode(201)
+  @ApiAnswer(201, 'the registered entry', SERVICE_ENTRY)
+  @ApiErrors('services.already_exists', 'services.endpoint_refused', 'services.storage_not_configured', 'services.storage_unavailable')
   async register(@Body() body: ServiceRegistrationDto) {
     const priceAtomic = parseServicePrice(body.price_per_request_usdc ?? null) ?? null;
     if (!body.x402_enabled && (priceAtomic === null || priceAtomic === 0n)) {
@@ -68,6 +78,17 @@ export class ServicesController {
 
   @Post(':id/proxy')
   @PaidRoute<ProxyInput>({ input: proxyInput, service: ({ id }) => ({ kind: 'proxied', id }) })
+  @ApiProxied()
+  @ApiErrors(
+    'request.invalid_path',
+    'services.not_found',
+    'services.not_proxied',
+    'services.not_priced',
+    'services.proxy_refused',
+    'services.upstream_failed',
+    'services.upstream_payment_required',
+    'services.storage_unavailable',
+  )
   async call(@PaidInput() input: ProxyInput, @PaidServing() target: PinnedTarget, @Req() req: Request, @Res() res: Response): Promise<void> {
     const reply = await this.proxy.call(input.id, target, input.body, req.gw.signal);
     const type = reply.contentType !== null && RELAYED_TYPES.test(reply.contentType) ? reply.contentType : null;

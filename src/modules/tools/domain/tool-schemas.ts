@@ -1,4 +1,4 @@
-import { MAX_MINTS, MAX_QUERY_CHARACTERS, MAX_RESULTS_RANGE } from '../../tools/domain/tool-requests';
+import { MAX_MINTS, MAX_QUERY_CHARACTERS, MAX_RESULTS_RANGE } from './tool-requests';
 
 /** JSON Schemas of the tools' bodies, as `tool-requests.ts` validates them (spec 2.8, 2.9). */
 export const SEARCH_BODY_SCHEMA = {

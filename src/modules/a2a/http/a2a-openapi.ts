@@ -1,0 +1,43 @@
+import { BOOLEAN, object, STRING, type JsonSchema } from '../../../http/openapi/wire-schemas';
+
+/** POST /a2a (spec 2.13, 4.8, 7) and the agent card, for the OpenAPI document. */
+const RPC_ID: JsonSchema = { type: ['string', 'number', 'null'] };
+
+export const A2A_REQUEST: JsonSchema = {
+  ...object({ jsonrpc: { const: '2.0' }, id: RPC_ID, method: { enum: ['message/send', 'tasks/get', 'tasks/cancel'] }, params: { type: 'object' } }, ['params']),
+  description: 'one JSON-RPC 2.0 request (no batches); payment travels in the message metadata (x402.payment.payload)',
+};
+
+const RPC_ERROR = object({ code: { type: 'integer', description: 'spec 7: -32600 to -32603, -32001 to -32003, -32007 to -32009' }, message: STRING, data: {} }, ['data']);
+
+export const A2A_RESPONSE: JsonSchema = {
+  oneOf: [object({ jsonrpc: { const: '2.0' }, id: RPC_ID, result: { type: 'object', description: 'the A2A task' } }), object({ jsonrpc: { const: '2.0' }, id: RPC_ID, error: RPC_ERROR })],
+};
+
+const EXTENSION = object({ uri: STRING, description: STRING, required: BOOLEAN, params: { type: 'object' } }, ['description', 'params']);
+
+export const AGENT_CARD: JsonSchema = object({
+  name: STRING,
+  description: STRING,
+  url: { type: 'string', description: 'the /a2a endpoint' },
+  version: STRING,
+  protocolVersion: { const: '0.3.0' },
+  preferredTransport: { const: 'JSONRPC' },
+  provider: object({ organization: STRING, url: STRING }),
+  capabilities: object({ streaming: { const: false }, pushNotifications: { const: false }, stateTransitionHistory: BOOLEAN, extensions: { type: 'array', items: EXTENSION } }, [
+    'stateTransitionHistory',
+  ]),
+  defaultInputModes: { type: 'array', items: STRING },
+  defaultOutputModes: { type: 'array', items: STRING },
+  skills: {
+    type: 'array',
+    items: object({
+      id: STRING,
+      name: STRING,
+      description: STRING,
+      tags: { type: 'array', items: STRING },
+      inputModes: { type: 'array', items: STRING },
+      outputModes: { type: 'array', items: STRING },
+    }),
+  },
+});

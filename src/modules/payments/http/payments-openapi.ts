@@ -1,0 +1,55 @@
+import { ATOMIC_USDC, INTEGER, nullable, object, STRING, TIMESTAMP, USDC, type JsonSchema } from '../../../http/openapi/wire-schemas';
+
+/** The receipt and the escrow routes' shapes, for the OpenAPI document. */
+const NULLABLE_ATOMIC: JsonSchema = nullable(ATOMIC_USDC);
+
+export const RECEIPT: JsonSchema = object(
+  {
+    id: { type: 'string', format: 'uuid' },
+    object: { const: 'receipt' },
+    status: { enum: ['pending', 'settled', 'failed', 'not_charged'] },
+    scheme: { enum: ['exact', 'escrow'] },
+    network: STRING,
+    asset: STRING,
+    payer_wallet: STRING,
+    pay_to: STRING,
+    transaction_signature: STRING,
+    amount_quoted_atomic: ATOMIC_USDC,
+    amount_paid_atomic: ATOMIC_USDC,
+    amount_charged_atomic: ATOMIC_USDC,
+    amount_charged_usdc: USDC,
+    endpoint: STRING,
+    model: nullable(STRING),
+    request_id: STRING,
+    created_at: TIMESTAMP,
+    settled_at: nullable(TIMESTAMP),
+    delivery: { enum: ['complete', 'partial', 'client_disconnected', null], description: 'what the payer received; null until the request ended' },
+    broadcast_at: nullable(TIMESTAMP),
+    escrow: object({ address: STRING, expiry_slot: ATOMIC_USDC, deposit_atomic: ATOMIC_USDC, claimed_atomic: NULLABLE_ATOMIC, refunded_atomic: NULLABLE_ATOMIC, claim_signature: nullable(STRING) }),
+  },
+  ['escrow'],
+);
+
+const NULLABLE_INTEGER = nullable(INTEGER);
+
+export const ESCROW_CONFIG: JsonSchema = object({
+  enabled: { type: 'boolean' },
+  program_id: nullable(STRING),
+  provider: nullable(STRING),
+  mint: STRING,
+  network: STRING,
+  current_slot: NULLABLE_INTEGER,
+  slot_ms: INTEGER,
+  expiry: {
+    ...object({ min_slots_ahead: INTEGER, max_slots_ahead: INTEGER, min_slot: INTEGER, max_slot: INTEGER }),
+    type: ['object', 'null'],
+    description: 'the expiry_slot window a deposit must fall in now',
+  },
+});
+
+export const ESCROW_HEALTH: JsonSchema = object({
+  status: { enum: ['ok', 'degraded', 'down'] },
+  claims: object({ failed: INTEGER, pending_in_queue: { type: 'integer', description: 'above 50: claims are falling behind' }, completed: INTEGER }),
+  fee_payer_wallets: INTEGER,
+  breaker: object({ state: { enum: ['closed', 'open'] }, open_until: nullable(TIMESTAMP), samples: INTEGER, failures: INTEGER }),
+});

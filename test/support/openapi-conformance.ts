@@ -1,0 +1,123 @@
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { RunningGateway } from '../../src/gateway';
+import { OpenApiDocument } from '../../src/http/openapi/openapi-document';
+
+/** One request and the response the gateway wrote for it. */
+export interface Exchange {
+  method: string;
+  path: string;
+  status: number;
+  headers: OutgoingHttpHeaders;
+  body: Buffer;
+  /** Whether the body was cut (too large to keep whole), so not checked. */
+  truncated: boolean;
+}
+
+type Response = { headers?: Record<string, { required?: boolean }>; content?: Record<string, { schema?: object }> };
+type Operation = { responses: Record<string, Response> };
+
+const EDGE_ERROR: Response = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+const KEPT_BODY_BYTES = 1 << 20;
+const METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'PATCH']);
+
+/** Records every response `gateway` writes, for `conformanceProblems`. */
+export function recordExchanges(gateway: RunningGateway, into: Array<{ exchange: Exchange; document: () => OpenAPIObject }>): void {
+  const holder = gateway.app.get(OpenApiDocument);
+  const server = gateway.app.getHttpServer() as Server;
+  // Prepended, so that the response is wrapped before Express writes a byte of it.
+  server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let truncated = false;
+    const keep = (chunk: unknown, encoding?: unknown): void => {
+      if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+      if (kept + buffer.length > KEPT_BODY_BYTES) truncated = true;
+      else chunks.push(buffer);
+      kept += buffer.length;
+    };
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.write = ((...args: unknown[]) => (keep(args[0], args[1]), write(...args))) as ServerResponse['write'];
+    res.end = ((...args: unknown[]) => (keep(args[0], args[1]), end(...args))) as ServerResponse['end'];
+    res.once('finish', () => {
+      const exchange = { method: req.method ?? '', path: (req.url ?? '').split('?')[0], status: res.statusCode, headers: res.getHeaders(), body: Buffer.concat(chunks), truncated };
+      into.push({ exchange, document: () => holder.document });
+    });
+  });
+}
+
+const validators = new WeakMap<object, { ajv: Ajv2020; compiled: Map<object, ValidateFunction> }>();
+
+function validatorFor(document: OpenAPIObject, schema: object): ValidateFunction {
+  let entry = validators.get(document);
+  if (!entry) {
+    // OpenAPI 3.1 schemas are JSON Schema 2020-12; `example` and other OpenAPI keywords are annotations.
+    const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false });
+    ajv.addSchema({ $id: 'openapi.json', components: document.components }, 'openapi.json');
+    entry = { ajv, compiled: new Map() };
+    validators.set(document, entry);
+  }
+  let validate = entry.compiled.get(schema);
+  if (!validate) {
+    validate = entry.ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi.json#/components/')) as object);
+    entry.compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** The documented path template `path` falls under; a literal segment wins over a parameter. */
+function templateOf(document: OpenAPIObject, path: string): string | undefined {
+  const matching = Object.keys(document.paths).filter((template) => {
+    const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}/]+\}/g, '[^/]+');
+    return new RegExp(`^${pattern}/?$`).test(path);
+  });
+  return matching.sort((a, b) => a.split('{').length - b.split('{').length)[0];
+}
+
+const header = (headers: OutgoingHttpHeaders | IncomingHttpHeaders, name: string): string | undefined => {
+  const value = headers[name.toLowerCase()];
+  return value === undefined ? undefined : String(value);
+};
+
+/** What in `exchange` the document does not describe: an undocumented route or status, a missing header, a body off its schema. */
+export function conformanceProblems(document: OpenAPIObject, exchange: Exchange): string[] {
+  const { method, path, status } = exchange;
+  // The harness's own routes (test-routes.module.ts) are not the gateway's API.
+  if (!METHODS.has(method) || path.startsWith('/test/')) return [];
+  const template = templateOf(document, path);
+  const operation = template ? ((document.paths[template] as Record<string, Operation | undefined>)[method.toLowerCase()] ?? undefined) : undefined;
+  const bodyText = exchange.body.toString('utf8');
+  const where = `${method} ${template ?? path} ${status}`;
+  // What matches no route (an unknown path, a malformed one) is the edge's error: the envelope.
+  const response = operation ? (operation.responses[String(status)] ?? operation.responses[`${String(status)[0]}XX`] ?? operation.responses.default) : status >= 400 ? EDGE_ERROR : undefined;
+  if (!operation && !response) return [`${where}: the route is not in the document`];
+  if (!response) return [`${where}: status not documented (body ${bodyText.slice(0, 300)})`];
+  const problems: string[] = [];
+  for (const [name, spec] of Object.entries(response.headers ?? {})) {
+    if (spec.required && header(exchange.headers, name) === undefined) problems.push(`${where}: required header ${name} missing`);
+  }
+  if (exchange.body.length === 0) return problems;
+  const mediaType = (header(exchange.headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
+  const media = response.content?.[mediaType] ?? response.content?.['*/*'];
+  if (!media) return [...problems, `${where}: content type ${mediaType || '(none)'} not documented`];
+  if (!media.schema || mediaType !== 'application/json' || exchange.truncated) return problems;
+  const validate = validatorFor(document, media.schema);
+  let body: unknown;
+  try {
+    body = JSON.parse(bodyText);
+  } catch {
+    return [...problems, `${where}: the body is not JSON`];
+  }
+  if (!validate(body)) problems.push(`${where}: body off its schema: ${JSON.stringify(validate.errors?.slice(0, 3))} in ${bodyText.slice(0, 400)}`);
+  return problems;
+}
+
+/** Throws with every distinct problem of `recorded` (each document generated once). */
+export function assertConformance(recorded: ReadonlyArray<{ exchange: Exchange; document: () => OpenAPIObject }>): void {
+  const problems = new Set<string>();
+  for (const { exchange, document } of recorded) for (const problem of conformanceProblems(document(), exchange)) problems.add(problem);
+  if (problems.size > 0) throw new Error(`responses the OpenAPI document does not describe:\n${[...problems].slice(0, 40).join('\n')}`);
+}
