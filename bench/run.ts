@@ -2,20 +2,36 @@
  * `npm run bench [-- --quick]`: the gateway under open-loop load on loopback, scenario by scenario,
  * beside the same fake provider called directly and Portkey's open-source gateway proxying to it
  * (docs/performance.md). The gateway and Portkey run on CPU 0; the fake provider and this load generator (and,
- * for the paid scenario, the local chain) on CPU 1. Every rate limit is raised for the run.
+ * for the paid scenario, the local chain) on CPU 1. Every rate limit is raised for the run. Last, a
+ * sweep of the quote rate against one worker (CPU 0) and two (GW_WORKERS=2, on both cores) on
+ * PostgreSQL and Redis finds where each one's p99 passes 5 ms.
  * Prints one table per concern and writes bench/results/latest.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chatBody, quote, specPaymentHeader, startPaidWorld } from '../test/support/paid-gateway';
 import { closedPort } from '../test/support/network';
+import { createTestDatabase } from '../test/support/postgres';
+import { emptyRedisDatabase } from '../test/support/services';
 import { runOpenLoop, type LoadResult, type LoadSpec } from './harness/open-loop';
 import { percentiles, type Percentiles } from './harness/percentiles';
 import { REPO, startBenchGateway, startFakeProvider } from './harness/bench-stack';
 import { cpuPlan, peakRssMb, pinSelf, startPinned, type Started } from './harness/processes';
+import { sweepRates, type SweepCrossing } from './harness/rate-sweep';
 
 const quick = process.argv.includes('--quick');
 const SECONDS = quick ? 3 : 10;
+/**
+ * The quote sweep: the p99 bounds it reports (5 ms is the target; 20 ms tells the worker counts
+ * apart where young-generation pauses put every p99 above 5 ms, docs/performance.md), the offered
+ * rates in order, and each step's length: at least 4 s (2 s quick) and 300 requests, so that a
+ * p99 at a low rate is not just the slowest request.
+ */
+const SWEEP_P99_LIMITS_MS = [5, 20];
+const SWEEP_RATES = [25, 50, 100, 200, 300, 400, 600, 800, 1000, 1250, 1500, 1750, 2000, 2500, 3000];
+const sweepStepMs = (rate: number): number => Math.max(quick ? 2_000 : 4_000, Math.ceil((300 / rate) * 1000));
+/** Redis database of the sweep's gateways, emptied before each: the test suites use 0, 7, 8 and 12. */
+const SWEEP_REDIS_DB = 14;
 
 interface Row {
   scenario: string;
@@ -24,6 +40,14 @@ interface Row {
   errors: number;
   latency: Percentiles;
   firstByte?: Percentiles;
+}
+
+interface QuoteSweep {
+  workers: number;
+  /** Where the gateway ran: "0" pinned to CPU 0, "all" on every core, beside the load generator. */
+  gatewayCpus: string;
+  steps: Row[];
+  crossings: SweepCrossing[];
 }
 
 async function main(): Promise<void> {
@@ -37,17 +61,18 @@ async function main(): Promise<void> {
   const gatewayEnv = (cacheTtl: string): Record<string, string> => ({ ...world.env, GW_CACHE_TTL_SECS: cacheTtl });
   const rows: Row[] = [];
   const running: Started[] = [fake];
-  const measure = async (scenario: string, spec: Omit<LoadSpec, 'durationMs'>, durationMs = SECONDS * 1000): Promise<LoadResult> => {
-    const result = await runOpenLoop({ ...spec, durationMs });
-    rows.push({
+  const measure = async (scenario: string, spec: Omit<LoadSpec, 'durationMs'>, durationMs = SECONDS * 1000): Promise<Row> => {
+    const result: LoadResult = await runOpenLoop({ ...spec, durationMs });
+    const row: Row = {
       scenario,
       rate: spec.rate,
       achieved: Math.round(result.achievedRate),
       errors: result.errors,
       latency: percentiles(result.latenciesMs),
       ...(result.firstByteMs ? { firstByte: percentiles(result.firstByteMs) } : {}),
-    });
-    return result;
+    };
+    rows.push(row);
+    return row;
   };
   try {
     const gateway = await startBenchGateway(gatewayPort, fakePort, cpus.server, gatewayEnv('0'));
@@ -97,29 +122,58 @@ async function main(): Promise<void> {
     const hit = { ...free, origin: `http://127.0.0.1:${cachedPort}` };
     await runOpenLoop({ ...hit, rate: 300, durationMs: 2_000 }); // warm-up, and the first answer fills the cache
     await measure('gateway, cache hit', { ...hit, rate: 1000 });
+    await cached.stop();
 
-    report(rows, { gatewayRssMb: rssMb, portkeyRssMb, cpus });
+    // Both worker counts on the storage that two workers need, so that only the count differs. One
+    // worker stays on CPU 0 like the rows above; two take both cores, sharing CPU 1 with this load
+    // generator (docs/performance.md).
+    const sweeps: QuoteSweep[] = [];
+    const database = await createTestDatabase();
+    let sweepGateway: Started | undefined;
+    try {
+      for (const workers of [1, 2]) {
+        const port = await closedPort();
+        const cpu = workers === 1 ? cpus.server : null;
+        const env = { ...gatewayEnv('0'), GW_WORKERS: String(workers), DATABASE_URL: database.url, REDIS_URL: await emptyRedisDatabase(SWEEP_REDIS_DB) };
+        sweepGateway = await startBenchGateway(port, fakePort, cpu, env);
+        const spec = { ...quoteSpec, origin: `http://127.0.0.1:${port}`, expectStatus: 402 };
+        // Ready means one worker listens: the warm-up also waits out the other's start.
+        await runOpenLoop({ ...spec, rate: 500, durationMs: 3_000 });
+        const scenario = `gateway, 402 quote, ${workers} worker${workers === 1 ? '' : 's'} (PostgreSQL + Redis)`;
+        const { steps, crossings } = await sweepRates(SWEEP_RATES, SWEEP_P99_LIMITS_MS, (rate) => measure(scenario, { ...spec, rate }, sweepStepMs(rate)));
+        sweeps.push({ workers, gatewayCpus: cpu === null ? 'all' : String(cpu), steps, crossings });
+        await sweepGateway.stop();
+      }
+    } finally {
+      await sweepGateway?.stop();
+      await database.drop();
+    }
+
+    report(rows, sweeps, { gatewayRssMb: rssMb, portkeyRssMb, cpus });
   } finally {
     for (const process of running.reverse()) await process.stop();
     await world.close();
   }
 }
 
-function report(rows: Row[], extra: { gatewayRssMb: number | null; portkeyRssMb: number | null; cpus: ReturnType<typeof cpuPlan> }): void {
+function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number | null; portkeyRssMb: number | null; cpus: ReturnType<typeof cpuPlan> }): void {
   const ms = (n: number): string => n.toFixed(2);
+  const swept = new Set(sweeps.flatMap((sweep) => sweep.steps));
   console.log(`\nopen-loop load, ${SECONDS} s per run; gateway and Portkey on CPU ${extra.cpus.server}, fake provider and load generator on CPU ${extra.cpus.client}`);
   console.table(
-    rows.map((r) => ({
-      scenario: r.scenario,
-      'rate/s': r.rate,
-      achieved: r.achieved,
-      errors: r.errors,
-      'p50 ms': ms(r.latency.p50),
-      'p90 ms': ms(r.latency.p90),
-      'p99 ms': ms(r.latency.p99),
-      'p99.9 ms': ms(r.latency.p999),
-      ...(r.firstByte ? { 'first byte p50/p99 ms': `${ms(r.firstByte.p50)} / ${ms(r.firstByte.p99)}` } : {}),
-    })),
+    rows
+      .filter((r) => !swept.has(r))
+      .map((r) => ({
+        scenario: r.scenario,
+        'rate/s': r.rate,
+        achieved: r.achieved,
+        errors: r.errors,
+        'p50 ms': ms(r.latency.p50),
+        'p90 ms': ms(r.latency.p90),
+        'p99 ms': ms(r.latency.p99),
+        'p99.9 ms': ms(r.latency.p999),
+        ...(r.firstByte ? { 'first byte p50/p99 ms': `${ms(r.firstByte.p50)} / ${ms(r.firstByte.p99)}` } : {}),
+      })),
   );
   const find = (scenario: string, rate: number): Row => rows.find((r) => r.scenario === scenario && r.rate === rate) as Row;
   const overheads = [200, 1000].map((rate) => {
@@ -140,8 +194,19 @@ function report(rows: Row[], extra: { gatewayRssMb: number | null; portkeyRssMb:
   console.log('\ngateway overhead = latency through the gateway minus latency of the fake called directly, per percentile');
   console.table(overheads);
   console.log(`\npeak RSS: gateway ${extra.gatewayRssMb?.toFixed(0)} MB, Portkey ${extra.portkeyRssMb?.toFixed(0)} MB`);
+  console.log(
+    `\n402 quote, offered rate swept until p99 > ${Math.max(...SWEEP_P99_LIMITS_MS)} ms, PostgreSQL + Redis; one worker on CPU ${extra.cpus.server}, two on every core beside the load generator`,
+  );
+  console.table(
+    sweeps.flatMap(({ workers, steps }) => steps.map((r) => ({ workers, 'rate/s': r.rate, achieved: r.achieved, 'p50 ms': ms(r.latency.p50), 'p99 ms': ms(r.latency.p99), errors: r.errors }))),
+  );
+  const quoteCrossings = sweeps.flatMap(({ workers, gatewayCpus, crossings }) => crossings.map((crossing) => ({ workers, gatewayCpus, ...crossing })));
+  for (const { workers, p99LimitMs, withinLimit, crossedAt } of quoteCrossings) {
+    const within = withinLimit === null ? `over ${p99LimitMs} ms from the first step` : `within ${p99LimitMs} ms up to ${withinLimit} requests/s`;
+    console.log(`${workers} worker${workers === 1 ? '' : 's'}: p99 ${within}${crossedAt === null ? ', never crossed in the sweep' : `, crossed at the ${crossedAt}/s step`}`);
+  }
   mkdirSync(join(REPO, 'bench/results'), { recursive: true });
-  writeFileSync(join(REPO, 'bench/results/latest.json'), JSON.stringify({ when: new Date().toISOString(), quick, seconds: SECONDS, rows, overheads, ...extra }, null, 2));
+  writeFileSync(join(REPO, 'bench/results/latest.json'), JSON.stringify({ when: new Date().toISOString(), quick, seconds: SECONDS, rows, overheads, quoteCrossings, ...extra }, null, 2));
 }
 
 main().catch((err: unknown) => {

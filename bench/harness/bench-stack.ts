@@ -11,8 +11,9 @@ export function startFakeProvider(port: number, cpu: number | null): Promise<Sta
 }
 
 /**
- * The gateway's built entry point as a pinned process on `port`, its OpenAI and NVIDIA providers
- * pointed at the fake, storage off and every rate limit raised for the run.
+ * The gateway's built entry point as a process on `port` (pinned to `cpu`, or free to use every
+ * core with null), its OpenAI and NVIDIA providers pointed at the fake and every rate limit raised
+ * for the run. Storage is off unless `env` carries a DATABASE_URL (GW_WORKERS above 1 needs one).
  */
 export function startBenchGateway(port: number, fakePort: number, cpu: number | null, env: Record<string, string>): Promise<Started> {
   const fake = `http://127.0.0.1:${fakePort}/v1`;
@@ -25,7 +26,7 @@ export function startBenchGateway(port: number, fakePort: number, cpu: number | 
       ...env,
       HOST: '127.0.0.1',
       PORT: String(port),
-      GW_STORAGE: 'none',
+      ...(env.DATABASE_URL ? {} : { GW_STORAGE: 'none' }),
       GW_OPENAI_BASE_URL: fake,
       GW_NVIDIA_BASE_URL: fake,
       GW_FREE_TIER_RATE_LIMIT: '100000000',

@@ -12,7 +12,8 @@ export interface Started {
 
 /**
  * Starts `node <script>` pinned to a CPU with taskset (the processes under test must not share a
- * core with the load generator), resolving once `readyUrl` answers any HTTP status. Output is
+ * core with the load generator), or on every core with `cpu` null (a server of several processes),
+ * resolving once `readyUrl` answers any HTTP status. Output is
  * discarded: an access log piped back would cost the load generator's core.
  */
 export async function startPinned(script: string, env: Record<string, string>, cpu: number | null, readyUrl: string, args: string[] = []): Promise<Started> {

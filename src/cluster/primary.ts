@@ -48,6 +48,9 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
   return new Promise<number>((resolve) => {
     const fork = (): void => {
       const worker = cluster.fork(options.workerEnv);
+      // A message sent to a worker that has just died (a scrape's request, from prom-client too) fails
+      // with EPIPE as an 'error' event on it: unheard, that would take the primary and every worker down.
+      worker.on('error', (err: Error) => log.warn(`worker ${worker.process.pid}: ${err.message}`));
       live.add(worker);
       log.info(`worker ${worker.process.pid} started`);
     };

@@ -11,7 +11,11 @@ export class IpcClusterMetrics extends ClusterMetrics {
     joinClusterMetrics(registry);
   }
 
+  private inFlight?: Promise<MetricsExposition>;
+
+  /** Scrapes that arrive while one is out share its answer: each would ask every worker again for the same figures. */
   collect(): Promise<MetricsExposition> {
-    return requestClusterMetrics();
+    this.inFlight ??= requestClusterMetrics().finally(() => (this.inFlight = undefined));
+    return this.inFlight;
   }
 }
