@@ -6,7 +6,7 @@ import type { GatewayConfig } from '../../src/config/gateway-config';
 import { loadConfig } from '../../src/config/load-config';
 import { startGateway, type RunningGateway } from '../../src/gateway';
 import { closedPort } from './network';
-import { assertConformance, recordExchanges } from './openapi-conformance';
+import { assertConformance, checkExchanges } from './openapi-conformance';
 
 /** A valid wallet for tests that do not care which (the System Program's id, 32 zero bytes). */
 export const TEST_RECIPIENT_WALLET = '11111111111111111111111111111111';
@@ -34,17 +34,18 @@ export async function testConfig(env: Record<string, string | undefined> = {}): 
 }
 
 /**
- * Every response of this test file's gateways, checked against the gateway's OpenAPI document when
- * the file ends, so that the document cannot drift from what is served. Only under Jest: the
- * benchmarks and the demo start gateways through here too.
+ * Every response of this test file's gateways is checked against the gateway's OpenAPI document as
+ * it finishes, and what the document does not describe fails the file at its end, so that the
+ * document cannot drift from what is served. Only under Jest: the benchmarks and the demo start
+ * gateways through here too.
  */
-const exchanges: Parameters<typeof recordExchanges>[1] = [];
+const problems = new Set<string>();
 const { afterAll: jestAfterAll } = globalThis as { afterAll?: (hook: () => void) => void };
 const underJest = jestAfterAll !== undefined;
-jestAfterAll?.(() => assertConformance(exchanges.splice(0)));
+jestAfterAll?.(() => assertConformance(problems));
 
 export async function startTestGateway(env: Record<string, string | undefined> = {}, options: GatewayOptions = {}): Promise<RunningGateway> {
   const gateway = await startGateway(await testConfig(env), options);
-  if (underJest) recordExchanges(gateway, exchanges);
+  if (underJest) checkExchanges(gateway, problems);
   return gateway;
 }
