@@ -42,6 +42,8 @@ function documentOf(gateway: RunningGateway): OpenAPIObject {
 /** Checks every response `gateway` writes as it finishes, adding what the document does not describe to `problems`. */
 export function checkExchanges(gateway: RunningGateway, problems: Set<string>): void {
   const server = gateway.app.getHttpServer() as Server;
+  // Looked up at the first response: an app whose responses are never checked never builds one.
+  let document: OpenAPIObject | undefined;
   // Prepended, so that the response is wrapped before Express writes a byte of it.
   server.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -64,7 +66,8 @@ export function checkExchanges(gateway: RunningGateway, problems: Set<string>): 
     res.once('finish', () => {
       const exchange = { method: req.method ?? '', path: (req.url ?? '').split('?')[0], status: res.statusCode, headers: res.getHeaders(), body: Buffer.concat(chunks), truncated };
       try {
-        for (const problem of conformanceProblems(documentOf(gateway), exchange)) problems.add(problem);
+        document ??= documentOf(gateway);
+        for (const problem of conformanceProblems(document, exchange)) problems.add(problem);
       } catch (err) {
         problems.add(`${exchange.method} ${exchange.path}: the check failed: ${String(err)}`);
       }
@@ -74,7 +77,8 @@ export function checkExchanges(gateway: RunningGateway, problems: Set<string>): 
 
 const validators = new WeakMap<object, { ajv: Ajv2020; compiled: Map<object, ValidateFunction> }>();
 
-function validatorFor(document: OpenAPIObject, schema: object): ValidateFunction {
+/** A validator of `schema`, whose `$ref`s point into `document`'s components; compiled once per schema object. */
+export function validatorFor(document: OpenAPIObject, schema: object): ValidateFunction {
   let entry = validators.get(document);
   if (!entry) {
     // OpenAPI 3.1 schemas are JSON Schema 2020-12; `example` and other OpenAPI keywords are annotations.
