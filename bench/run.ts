@@ -20,7 +20,12 @@ import { cpuPlan, peakRssMb, pinSelf, startPinned, type Started } from './harnes
 import { sweepRates, type SweepCrossing } from './harness/rate-sweep';
 
 const quick = process.argv.includes('--quick');
-const SECONDS = quick ? 3 : 10;
+/**
+ * `--quick` (run by the test suite beside other suites) shows that every scenario runs end to end,
+ * not how fast: one-second runs and half-second warm-ups and sweep steps.
+ */
+const SECONDS = quick ? 1 : 10;
+const WARM_UP_MS = quick ? 500 : 2_000;
 /**
  * The quote sweep: the p99 bounds it reports (5 ms is the target; 20 ms tells the worker counts
  * apart where young-generation pauses put every p99 above 5 ms, docs/performance.md), the offered
@@ -29,7 +34,7 @@ const SECONDS = quick ? 3 : 10;
  */
 const SWEEP_P99_LIMITS_MS = [5, 20];
 const SWEEP_RATES = quick ? [100, 400, 1000] : [25, 50, 100, 200, 300, 400, 600, 800, 1000, 1250, 1500, 1750, 2000, 2500, 3000];
-const sweepStepMs = (rate: number): number => (quick ? 1_500 : Math.max(4_000, Math.ceil((300 / rate) * 1000)));
+const sweepStepMs = (rate: number): number => (quick ? 500 : Math.max(4_000, Math.ceil((300 / rate) * 1000)));
 /** Redis database of the sweep's gateways, emptied before each: the test suites use 0, 7, 8 and 12. */
 const SWEEP_REDIS_DB = 14;
 
@@ -96,7 +101,7 @@ async function main(): Promise<void> {
     const quoteSpec = { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify(paidBody) };
 
     // Warm-up: JIT and keep-alive pools of every path measured.
-    for (const spec of [direct, free, viaPortkey, quoteSpec]) await runOpenLoop({ ...spec, rate: 300, durationMs: 2_000 });
+    for (const spec of [direct, free, viaPortkey, quoteSpec]) await runOpenLoop({ ...spec, rate: 300, durationMs: WARM_UP_MS });
 
     for (const rate of [200, 1000]) {
       await measure('fake provider directly (control)', { ...direct, rate });
@@ -120,7 +125,7 @@ async function main(): Promise<void> {
     const cached = await startBenchGateway(cachedPort, fakePort, cpus.server, gatewayEnv('600'));
     running.push(cached);
     const hit = { ...free, origin: `http://127.0.0.1:${cachedPort}` };
-    await runOpenLoop({ ...hit, rate: 300, durationMs: 2_000 }); // warm-up, and the first answer fills the cache
+    await runOpenLoop({ ...hit, rate: 300, durationMs: WARM_UP_MS }); // warm-up, and the first answer fills the cache
     await measure('gateway, cache hit', { ...hit, rate: 1000 });
     await cached.stop();
 
@@ -138,7 +143,7 @@ async function main(): Promise<void> {
         sweepGateway = await startBenchGateway(port, fakePort, cpu, env);
         const spec = { ...quoteSpec, origin: `http://127.0.0.1:${port}`, expectStatus: 402 };
         // Ready means one worker listens: the warm-up also waits out the other's start.
-        await runOpenLoop({ ...spec, rate: 500, durationMs: quick ? 1_500 : 3_000 });
+        await runOpenLoop({ ...spec, rate: 500, durationMs: quick ? WARM_UP_MS : 3_000 });
         const scenario = `gateway, 402 quote, ${workers} worker${workers === 1 ? '' : 's'} (PostgreSQL + Redis)`;
         const { steps, crossings } = await sweepRates(SWEEP_RATES, SWEEP_P99_LIMITS_MS, (rate) => measure(scenario, { ...spec, rate }, sweepStepMs(rate)));
         sweeps.push({ workers, gatewayCpus: cpu === null ? 'all' : String(cpu), steps, crossings });

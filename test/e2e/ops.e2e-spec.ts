@@ -1,7 +1,8 @@
 import { RedisConnection } from '../../src/adapters/redis/redis-connection';
 import type { RunningGateway } from '../../src/gateway';
 import { startFakeRpc } from '../support/fake-rpc-server';
-import { startTestGateway, tempDir, TEST_ADMIN_TOKEN } from '../support/gateway-harness';
+import { startTestGateway, TEST_ADMIN_TOKEN } from '../support/gateway-harness';
+import { migratedDataDir } from '../support/pglite-data-dir';
 import { closedPort } from '../support/network';
 import { createTestDatabase } from '../support/postgres';
 import { REDIS_TEST_URL, serviceAvailable } from '../support/services';
@@ -171,7 +172,7 @@ describe('Redis configured at a closed port', () => {
 
 describe('embedded PGlite storage (the default)', () => {
   it('is connected and ready', async () => {
-    const gateway = await startTestGateway({ GW_STORAGE: undefined, GW_DATA_DIR: tempDir(), GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    const gateway = await startTestGateway({ GW_STORAGE: undefined, GW_DATA_DIR: await migratedDataDir(), GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     try {
       expect((await health(gateway.url, admin)).body).toMatchObject({ checks: { database: 'connected' } });
       expect((await fetch(`${gateway.url}/health/ready`)).status).toBe(200);

@@ -5,7 +5,8 @@ import { ExactSvmScheme } from '@x402/svm';
 import OpenAI from 'openai';
 import { decodePaymentResponseHeader } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
-import { tempDir, TEST_ADMIN_TOKEN } from '../support/gateway-harness';
+import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
+import { migratedDataDir } from '../support/pglite-data-dir';
 import { paymentInstructions, transferChecked } from '../support/payment-transactions';
 import { CHAT_PATH, chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { sseData } from '../support/upstreams';
@@ -22,7 +23,7 @@ describe('x402 payments end to end on the local chain', () => {
 
   beforeAll(async () => {
     world = await startPaidWorld();
-    gateway = await startPaidGateway(world, { GW_STORAGE: undefined, GW_DATA_DIR: tempDir(), GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    gateway = await startPaidGateway(world, { GW_STORAGE: undefined, GW_DATA_DIR: await migratedDataDir(), GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
   });
   afterEach(() => world.upstreams.resetAll());
   afterAll(async () => {

@@ -3,14 +3,15 @@ import { PostgresSpendLog } from '../../src/adapters/postgres/postgres-spend-log
 import { spendRecord } from '../contracts/spend-log.contract';
 import { BackgroundTasks } from '../../src/core/background-tasks';
 import { SpendLog } from '../../src/modules/billing/ports/spend-log';
-import { startTestGateway, tempDir } from '../support/gateway-harness';
+import { startTestGateway } from '../support/gateway-harness';
+import { migratedDataDir } from '../support/pglite-data-dir';
 import { heldCount, TestRoutesModule } from '../support/test-routes.module';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('graceful shutdown', () => {
   it('stops accepting, finishes in-flight requests, flushes background work, then closes storage', async () => {
-    const dataDir = tempDir();
+    const dataDir = await migratedDataDir();
     const gateway = await startTestGateway({ GW_STORAGE: undefined, GW_DATA_DIR: dataDir, GW_SHUTDOWN_GRACE_SECS: '5' }, { imports: [TestRoutesModule] });
     const url = gateway.url;
     const entry = spendRecord();
@@ -52,7 +53,7 @@ describe('graceful shutdown', () => {
 
   it('releases what it opened when it cannot listen', async () => {
     const first = await startTestGateway();
-    const dataDir = tempDir();
+    const dataDir = await migratedDataDir();
     try {
       const port = new URL(first.url).port;
       await expect(startTestGateway({ PORT: port, GW_STORAGE: undefined, GW_DATA_DIR: dataDir })).rejects.toThrow(/EADDRINUSE/);

@@ -2,6 +2,7 @@ import { cpSync } from 'node:fs';
 import type { Keypair } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
 import { tempDir } from './gateway-harness';
+import { migratedDataDir } from './pglite-data-dir';
 import { postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld, type SpecPayment } from './paid-gateway';
 import { startRpcFaultProxy, type RpcFaultProxy } from './rpc-fault-proxy';
 import { fundedPayer, snapshot, type ChainSnapshot } from './settlement-probes';
@@ -66,9 +67,7 @@ export function useSettlementWorld(options: { pglite?: boolean } = {}): Settleme
     world = await startPaidWorld();
     proxy = await startRpcFaultProxy(world.localnet.url);
     if (options.pglite) {
-      warmDataDir = tempDir();
-      // No reconciler pass (interval 3600 s), so no lease is left behind in the data directory.
-      await (await startPaidGateway(world, { GW_STORAGE: undefined, GW_DATA_DIR: warmDataDir, GW_RECONCILE_INTERVAL_SECS: '3600' })).close();
+      warmDataDir = await migratedDataDir();
     }
   }, 60_000);
   afterEach(async () => {

@@ -1,5 +1,6 @@
 import type { RunningGateway } from '../../src/gateway';
-import { startTestGateway, tempDir } from './gateway-harness';
+import { startTestGateway } from './gateway-harness';
+import { migratedDataDir } from './pglite-data-dir';
 import { createTestDatabase } from './postgres';
 
 /** Gateway environment for a fresh database, and how to remove that database afterwards. */
@@ -9,7 +10,7 @@ export interface TestStorage {
 }
 
 /** Embedded PGlite in a directory of its own. */
-export const pgliteStorage = async (): Promise<TestStorage> => ({ env: { GW_STORAGE: undefined, GW_DATA_DIR: tempDir() }, drop: async () => undefined });
+export const pgliteStorage = async (): Promise<TestStorage> => ({ env: { GW_STORAGE: undefined, GW_DATA_DIR: await migratedDataDir() }, drop: async () => undefined });
 
 /** A database of its own on the local PostgreSQL server. */
 export const postgresStorage = async (): Promise<TestStorage> => {

@@ -1,12 +1,10 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pendingReceipt, receiptStoreContract } from '../../../test/contracts/receipt-store.contract';
+import { migratedDataDir } from '../../../test/support/pglite-data-dir';
 import type { ReceiptStatus } from '../../modules/payments/domain/receipt';
 import { Database } from './database';
 import { PostgresReceiptStore } from './postgres-receipt-store';
 
-const openDatabase = (): Promise<Database> => Database.open({ kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'gw-pglite-')) });
+const openDatabase = async (): Promise<Database> => Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
 
 describe('PostgresReceiptStore on embedded PGlite', () => {
   receiptStoreContract(async () => {

@@ -2,21 +2,22 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { migratedDataDir } from '../../../test/support/pglite-data-dir';
 import { spendLogContract, spendRecord } from '../../../test/contracts/spend-log.contract';
 import { MIGRATIONS } from '../../../migrations';
 import { Database } from './database';
 import { PostgresSpendLog } from './postgres-spend-log';
 
-const dataDir = (): string => mkdtempSync(join(tmpdir(), 'gw-pglite-'));
+const emptyDir = (): string => mkdtempSync(join(tmpdir(), 'gw-pglite-'));
 
 describe('PostgresSpendLog on embedded PGlite', () => {
   spendLogContract(async () => {
-    const database = await Database.open({ kind: 'pglite', dataDir: dataDir() });
+    const database = await Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
     return { log: new PostgresSpendLog(database.dataSource), close: () => database.close() };
   });
 
   it('keeps rows across a restart on the same data directory, and migrates only once', async () => {
-    const directory = dataDir();
+    const directory = emptyDir();
     const entry = spendRecord();
     const first = await Database.open({ kind: 'pglite', dataDir: directory });
     await new PostgresSpendLog(first.dataSource).record(entry);
@@ -32,7 +33,7 @@ describe('PostgresSpendLog on embedded PGlite', () => {
   });
 
   it('refuses a second opener of the same data directory while the first is open', async () => {
-    const directory = dataDir();
+    const directory = await migratedDataDir();
     const first = await Database.open({ kind: 'pglite', dataDir: directory });
     try {
       await expect(Database.open({ kind: 'pglite', dataDir: directory })).rejects.toThrow(
@@ -46,7 +47,7 @@ describe('PostgresSpendLog on embedded PGlite', () => {
   });
 
   it('takes over the lock left by a process that died', async () => {
-    const directory = dataDir();
+    const directory = await migratedDataDir();
     const deadPid = spawnSync(process.execPath, ['-e', '0']).pid;
     mkdirSync(join(directory, 'pglite'), { recursive: true });
     writeFileSync(join(directory, 'pglite', 'gateway.pid'), String(deadPid));

@@ -1,10 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { createTestDatabase } from '../../../test/support/postgres';
 import { serviceAvailable } from '../../../test/support/services';
+import { migratedDataDir } from '../../../test/support/pglite-data-dir';
 import { Secret } from '../../config/secret';
 import { GatewayError } from '../../errors/gateway-error';
 import type { BudgetLimits, BudgetWindow } from '../../modules/orgs/domain/budget';
@@ -334,7 +332,7 @@ describeWithPostgres('PostgresBudgets on PostgreSQL (local server)', () => {
 
 describe('PostgresBudgets on embedded PGlite', () => {
   budgetsSuite(async () => {
-    const database = await Database.open({ kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'gw-pglite-')) });
+    const database = await Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
     return { dataSource: database.dataSource, close: () => database.close() };
   });
 });

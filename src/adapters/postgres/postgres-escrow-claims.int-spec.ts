@@ -1,18 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { escrowClaimsContract, newClaim } from '../../../test/contracts/escrow-claims.contract';
 import { escrowReceipt } from '../../../test/contracts/receipt-store.contract';
 import { createTestDatabase } from '../../../test/support/postgres';
 import { serviceAvailable } from '../../../test/support/services';
+import { migratedDataDir } from '../../../test/support/pglite-data-dir';
 import { Secret } from '../../config/secret';
 import { Database } from './database';
 import { PostgresEscrowClaims } from './postgres-escrow-claims';
 import { PostgresReceiptStore } from './postgres-receipt-store';
 
 const describeWithPostgres = serviceAvailable('postgres') ? describe : describe.skip;
-
-const dataDir = (): string => mkdtempSync(join(tmpdir(), 'gw-pglite-'));
 
 describeWithPostgres('PostgresEscrowClaims on PostgreSQL (local server)', () => {
   escrowClaimsContract(async () => {
@@ -35,13 +31,13 @@ describeWithPostgres('PostgresEscrowClaims on PostgreSQL (local server)', () => 
 describe('PostgresEscrowClaims on embedded PGlite', () => {
   // PGlite is single-session: the other instance shares the one connection.
   escrowClaimsContract(async () => {
-    const database = await Database.open({ kind: 'pglite', dataDir: dataDir() });
+    const database = await Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
     const claims = new PostgresEscrowClaims(database.dataSource);
     return { claims, other: claims, close: () => database.close() };
   });
 
   it('keeps queued claims across a restart on the same data directory', async () => {
-    const directory = dataDir();
+    const directory = await migratedDataDir();
     const claim = newClaim({ depositAtomic: 9_007_199_254_740_995n, claimAtomic: 9_007_199_254_740_993n });
     const now = new Date('2026-11-22T10:00:00.000Z');
     const first = await Database.open({ kind: 'pglite', dataDir: directory });
@@ -61,7 +57,7 @@ describe('PostgresEscrowClaims on embedded PGlite', () => {
   });
 
   it('refuses, in the schema, a claim above its deposit, a negative deposit, and an escrow receipt without its slot', async () => {
-    const database = await Database.open({ kind: 'pglite', dataDir: dataDir() });
+    const database = await Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
     const claims = new PostgresEscrowClaims(database.dataSource);
     try {
       await expect(claims.enqueue(newClaim({ depositAtomic: 100n, claimAtomic: 101n }), new Date())).rejects.toThrow(/escrow_claims_check|claim_atomic/);

@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { orgStoreContract } from '../../../test/contracts/org-store.contract';
 import { createTestDatabase } from '../../../test/support/postgres';
 import { serviceAvailable } from '../../../test/support/services';
+import { migratedDataDir } from '../../../test/support/pglite-data-dir';
 import { Secret } from '../../config/secret';
 import type { OrgRole } from '../../modules/orgs/domain/org-role';
 import { Database } from './database';
@@ -12,7 +10,7 @@ import { PostgresOrgApiKeys, PostgresOrgStore } from './postgres-org-store';
 
 const describeWithPostgres = serviceAvailable('postgres') ? describe : describe.skip;
 
-const openPglite = (): Promise<Database> => Database.open({ kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'gw-pglite-')) });
+const openPglite = async (): Promise<Database> => Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
 
 describeWithPostgres('PostgresOrgStore on PostgreSQL (local server)', () => {
   orgStoreContract(async () => {

@@ -1,16 +1,12 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { serviceEntry, serviceStoreContract } from '../../../test/contracts/service-store.contract';
 import { createTestDatabase } from '../../../test/support/postgres';
 import { serviceAvailable } from '../../../test/support/services';
+import { migratedDataDir } from '../../../test/support/pglite-data-dir';
 import { Secret } from '../../config/secret';
 import { Database } from './database';
 import { PostgresServiceStore } from './postgres-service-store';
 
 const describeWithPostgres = serviceAvailable('postgres') ? describe : describe.skip;
-
-const dataDir = (): string => mkdtempSync(join(tmpdir(), 'gw-pglite-'));
 
 describeWithPostgres('PostgresServiceStore on PostgreSQL (local server)', () => {
   serviceStoreContract(async () => {
@@ -28,12 +24,12 @@ describeWithPostgres('PostgresServiceStore on PostgreSQL (local server)', () => 
 
 describe('PostgresServiceStore on embedded PGlite', () => {
   serviceStoreContract(async () => {
-    const database = await Database.open({ kind: 'pglite', dataDir: dataDir() });
+    const database = await Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
     return { store: new PostgresServiceStore(database.dataSource), close: () => database.close() };
   });
 
   it('keeps registered entries across a restart on the same data directory', async () => {
-    const directory = dataDir();
+    const directory = await migratedDataDir();
     const entry = serviceEntry({ priceAtomic: 123_456_789_012_345_678n });
     const first = await Database.open({ kind: 'pglite', dataDir: directory });
     try {
@@ -53,7 +49,7 @@ describe('PostgresServiceStore on embedded PGlite', () => {
   });
 
   it('refuses an internal entry, and in the schema an id outside the registry pattern or a negative price', async () => {
-    const database = await Database.open({ kind: 'pglite', dataDir: dataDir() });
+    const database = await Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
     const store = new PostgresServiceStore(database.dataSource);
     try {
       await expect(store.add(serviceEntry({ internal: true }))).rejects.toThrow(/never internal/);
