@@ -9,6 +9,7 @@ module.exports = {
   testMatch: ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
+  testSequencer: '<rootDir>/test/support/test-sequencer.cjs',
   setupFiles: ['reflect-metadata'],
   testTimeout: 30000,
   maxWorkers: 2,

@@ -95,13 +95,21 @@ export function validatorFor(document: OpenAPIObject, schema: object): ValidateF
   return validate;
 }
 
+const templatePatterns = new WeakMap<object, Array<[string, RegExp]>>();
+
 /** The documented path template `path` falls under; a literal segment wins over a parameter. */
 function templateOf(document: OpenAPIObject, path: string): string | undefined {
-  const matching = Object.keys(document.paths).filter((template) => {
-    const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}/]+\}/g, '[^/]+');
-    return new RegExp(`^${pattern}/?$`).test(path);
-  });
-  return matching.sort((a, b) => a.split('{').length - b.split('{').length)[0];
+  let patterns = templatePatterns.get(document);
+  if (!patterns) {
+    // Fewest parameters first, so that the first match is the most literal one.
+    const templates = Object.keys(document.paths).sort((a, b) => a.split('{').length - b.split('{').length);
+    patterns = templates.map((template) => {
+      const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}/]+\}/g, '[^/]+');
+      return [template, new RegExp(`^${pattern}/?$`)];
+    });
+    templatePatterns.set(document, patterns);
+  }
+  return patterns.find(([, pattern]) => pattern.test(path))?.[0];
 }
 
 const header = (headers: OutgoingHttpHeaders | IncomingHttpHeaders, name: string): string | undefined => {
