@@ -1,5 +1,5 @@
 import { pendingReceipt, receiptStoreContract } from '../../../test/contracts/receipt-store.contract';
-import { migratedDataDir } from '../../../test/support/pglite-data-dir';
+import { emptiedPgliteEachTime, migratedDataDir } from '../../../test/support/pglite-data-dir';
 import type { ReceiptStatus } from '../../modules/payments/domain/receipt';
 import { Database } from './database';
 import { PostgresReceiptStore } from './postgres-receipt-store';
@@ -7,9 +7,10 @@ import { PostgresReceiptStore } from './postgres-receipt-store';
 const openDatabase = async (): Promise<Database> => Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
 
 describe('PostgresReceiptStore on embedded PGlite', () => {
+  const emptied = emptiedPgliteEachTime();
   receiptStoreContract(async () => {
-    const database = await openDatabase();
-    return { store: new PostgresReceiptStore(database.dataSource), close: () => database.close() };
+    const database = await emptied();
+    return { store: new PostgresReceiptStore(database.dataSource), close: async () => undefined };
   });
 
   it('refuses, in the schema, negative amounts and statuses outside the four', async () => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { migratedDataDir } from '../../../test/support/pglite-data-dir';
+import { emptiedPgliteEachTime, migratedDataDir } from '../../../test/support/pglite-data-dir';
 import { spendLogContract, spendRecord } from '../../../test/contracts/spend-log.contract';
 import { MIGRATIONS } from '../../../migrations';
 import { Database } from './database';
@@ -11,9 +11,10 @@ import { PostgresSpendLog } from './postgres-spend-log';
 const emptyDir = (): string => mkdtempSync(join(tmpdir(), 'gw-pglite-'));
 
 describe('PostgresSpendLog on embedded PGlite', () => {
+  const emptied = emptiedPgliteEachTime();
   spendLogContract(async () => {
-    const database = await Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
-    return { log: new PostgresSpendLog(database.dataSource), close: () => database.close() };
+    const database = await emptied();
+    return { log: new PostgresSpendLog(database.dataSource), close: async () => undefined };
   });
 
   it('keeps rows across a restart on the same data directory, and migrates only once', async () => {

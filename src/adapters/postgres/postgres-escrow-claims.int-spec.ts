@@ -2,7 +2,7 @@ import { escrowClaimsContract, newClaim } from '../../../test/contracts/escrow-c
 import { escrowReceipt } from '../../../test/contracts/receipt-store.contract';
 import { createTestDatabase } from '../../../test/support/postgres';
 import { serviceAvailable } from '../../../test/support/services';
-import { migratedDataDir } from '../../../test/support/pglite-data-dir';
+import { emptiedPgliteEachTime, migratedDataDir } from '../../../test/support/pglite-data-dir';
 import { Secret } from '../../config/secret';
 import { Database } from './database';
 import { PostgresEscrowClaims } from './postgres-escrow-claims';
@@ -30,10 +30,10 @@ describeWithPostgres('PostgresEscrowClaims on PostgreSQL (local server)', () => 
 
 describe('PostgresEscrowClaims on embedded PGlite', () => {
   // PGlite is single-session: the other instance shares the one connection.
+  const emptied = emptiedPgliteEachTime();
   escrowClaimsContract(async () => {
-    const database = await Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
-    const claims = new PostgresEscrowClaims(database.dataSource);
-    return { claims, other: claims, close: () => database.close() };
+    const claims = new PostgresEscrowClaims((await emptied()).dataSource);
+    return { claims, other: claims, close: async () => undefined };
   });
 
   it('keeps queued claims across a restart on the same data directory', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { orgStoreContract } from '../../../test/contracts/org-store.contract';
 import { createTestDatabase } from '../../../test/support/postgres';
 import { serviceAvailable } from '../../../test/support/services';
-import { migratedDataDir } from '../../../test/support/pglite-data-dir';
+import { emptiedPgliteEachTime, migratedDataDir } from '../../../test/support/pglite-data-dir';
 import { Secret } from '../../config/secret';
 import type { OrgRole } from '../../modules/orgs/domain/org-role';
 import { Database } from './database';
@@ -28,9 +28,10 @@ describeWithPostgres('PostgresOrgStore on PostgreSQL (local server)', () => {
 });
 
 describe('PostgresOrgStore on embedded PGlite', () => {
+  const emptied = emptiedPgliteEachTime();
   orgStoreContract(async () => {
-    const database = await openPglite();
-    return { store: new PostgresOrgStore(database.dataSource), keys: new PostgresOrgApiKeys(database.dataSource), close: () => database.close() };
+    const database = await emptied();
+    return { store: new PostgresOrgStore(database.dataSource), keys: new PostgresOrgApiKeys(database.dataSource), close: async () => undefined };
   });
 
   it('refuses, in the schema, names outside 1 to 128 characters, roles outside the three and short wallet addresses', async () => {

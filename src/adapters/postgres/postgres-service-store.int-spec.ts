@@ -1,7 +1,7 @@
 import { serviceEntry, serviceStoreContract } from '../../../test/contracts/service-store.contract';
 import { createTestDatabase } from '../../../test/support/postgres';
 import { serviceAvailable } from '../../../test/support/services';
-import { migratedDataDir } from '../../../test/support/pglite-data-dir';
+import { emptiedPgliteEachTime, migratedDataDir } from '../../../test/support/pglite-data-dir';
 import { Secret } from '../../config/secret';
 import { Database } from './database';
 import { PostgresServiceStore } from './postgres-service-store';
@@ -23,9 +23,10 @@ describeWithPostgres('PostgresServiceStore on PostgreSQL (local server)', () => 
 });
 
 describe('PostgresServiceStore on embedded PGlite', () => {
+  const emptied = emptiedPgliteEachTime();
   serviceStoreContract(async () => {
-    const database = await Database.open({ kind: 'pglite', dataDir: await migratedDataDir() });
-    return { store: new PostgresServiceStore(database.dataSource), close: () => database.close() };
+    const database = await emptied();
+    return { store: new PostgresServiceStore(database.dataSource), close: async () => undefined };
   });
 
   it('keeps registered entries across a restart on the same data directory', async () => {
