@@ -31,7 +31,8 @@ describe('PostgresSpendLog on embedded PGlite', () => {
     } finally {
       await second.close();
     }
-  });
+    // Creating a cluster (initdb in WASM) and opening it twice: a few seconds alone, over 30 s beside the rest of the run.
+  }, 90_000);
 
   it('refuses a second opener of the same data directory while the first is open', async () => {
     const directory = await migratedDataDir();
