@@ -22,10 +22,13 @@ import { sweepRates, type SweepCrossing } from './harness/rate-sweep';
 const quick = process.argv.includes('--quick');
 /**
  * `--quick` (run by the test suite beside other suites) shows that every scenario runs end to end,
- * not how fast: one-second runs and half-second warm-ups and sweep steps.
+ * not how fast: one-second runs at a fifth of the rates, half-second warm-ups and sweep steps.
  */
 const SECONDS = quick ? 1 : 10;
 const WARM_UP_MS = quick ? 500 : 2_000;
+const scaled = (perSecond: number): number => (quick ? perSecond / 5 : perSecond);
+/** The rates of the overhead comparison (the control, the free path and Portkey). */
+const OVERHEAD_RATES = [scaled(200), scaled(1000)];
 /**
  * The quote sweep: the p99 bounds it reports (5 ms is the target; 20 ms tells the worker counts
  * apart where young-generation pauses put every p99 above 5 ms, docs/performance.md), the offered
@@ -33,7 +36,7 @@ const WARM_UP_MS = quick ? 500 : 2_000;
  * rate is not just the slowest request. `--quick` only shows the sweep works: three short steps.
  */
 const SWEEP_P99_LIMITS_MS = [5, 20];
-const SWEEP_RATES = quick ? [100, 400, 1000] : [25, 50, 100, 200, 300, 400, 600, 800, 1000, 1250, 1500, 1750, 2000, 2500, 3000];
+const SWEEP_RATES = quick ? [scaled(100), scaled(400), scaled(1000)] : [25, 50, 100, 200, 300, 400, 600, 800, 1000, 1250, 1500, 1750, 2000, 2500, 3000];
 const sweepStepMs = (rate: number): number => (quick ? 500 : Math.max(4_000, Math.ceil((300 / rate) * 1000)));
 /** Redis database of the sweep's gateways, emptied before each: the test suites use 0, 7, 8 and 12. */
 const SWEEP_REDIS_DB = 14;
@@ -103,16 +106,16 @@ async function main(): Promise<void> {
     // Warm-up: JIT and keep-alive pools of every path measured.
     for (const spec of [direct, free, viaPortkey, quoteSpec]) await runOpenLoop({ ...spec, rate: 300, durationMs: WARM_UP_MS });
 
-    for (const rate of [200, 1000]) {
+    for (const rate of OVERHEAD_RATES) {
       await measure('fake provider directly (control)', { ...direct, rate });
       await measure('gateway, free path', { ...free, rate });
       await measure('Portkey gateway', { ...viaPortkey, rate });
     }
-    for (const rate of quick ? [2500] : [1000, 2500, 3000]) await measure('gateway, 402 quote', { ...quoteSpec, rate, expectStatus: 402 });
-    await measure('gateway, free path, streamed', { ...free, body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages, stream: true }), rate: 200, firstByte: true });
+    for (const rate of quick ? [500] : [1000, 2500, 3000]) await measure('gateway, 402 quote', { ...quoteSpec, rate, expectStatus: 402 });
+    await measure('gateway, free path, streamed', { ...free, body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages, stream: true }), rate: scaled(200), firstByte: true });
 
     // Paid: distinct payments signed in advance, settled on the local chain before each answer.
-    const paidRate = quick ? 20 : 50;
+    const paidRate = quick ? 10 : 50;
     const gatewayClient = { url: `http://127.0.0.1:${gatewayPort}` } as Parameters<typeof quote>[0];
     const { header } = await quote(gatewayClient, paidBody);
     const payments = Array.from({ length: paidRate * SECONDS }, () => specPaymentHeader(world, header));
@@ -126,7 +129,7 @@ async function main(): Promise<void> {
     running.push(cached);
     const hit = { ...free, origin: `http://127.0.0.1:${cachedPort}` };
     await runOpenLoop({ ...hit, rate: 300, durationMs: WARM_UP_MS }); // warm-up, and the first answer fills the cache
-    await measure('gateway, cache hit', { ...hit, rate: 1000 });
+    await measure('gateway, cache hit', { ...hit, rate: scaled(1000) });
     await cached.stop();
 
     // Both worker counts on the storage that two workers need, so that only the count differs. One
@@ -181,7 +184,7 @@ function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number
       })),
   );
   const find = (scenario: string, rate: number): Row => rows.find((r) => r.scenario === scenario && r.rate === rate) as Row;
-  const overheads = [200, 1000].map((rate) => {
+  const overheads = OVERHEAD_RATES.map((rate) => {
     const control = find('fake provider directly (control)', rate).latency;
     const ours = find('gateway, free path', rate).latency;
     const peer = find('Portkey gateway', rate).latency;
