@@ -11,6 +11,10 @@ module.exports = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   testSequencer: '<rootDir>/test/support/test-sequencer.cjs',
   setupFiles: ['reflect-metadata'],
-  testTimeout: 30000,
-  maxWorkers: 2,
+  // A hang guard, not a speed check: beside the rest of the run, a test that opens PGlite or spawns
+  // gateways takes several times what it takes alone.
+  testTimeout: 60000,
+  // Three workers on two cores: many suites wait on timeouts, confirmations and child processes, and
+  // a third worker uses that idle CPU (docs/performance.md, "The test run").
+  maxWorkers: 3,
 };

@@ -38,7 +38,7 @@ export function doublingRatio(prepare: (size: number) => () => unknown, asked: n
   return first.ratio < MAX_DOUBLING_RATIO ? first : bestRatio(prepare(2 * size), prepare(4 * size), 2 * size, options);
 }
 
-function bestRatio(small: () => unknown, large: () => unknown, size: number, { runs = 5, attempts = 5 }: { runs?: number; attempts?: number }): Doubling {
+function bestRatio(small: () => unknown, large: () => unknown, size: number, { runs = 3, attempts = 3 }: { runs?: number; attempts?: number }): Doubling {
   small();
   large();
   let best: Doubling = { size, smallMs: Infinity, largeMs: Infinity, ratio: Infinity };
