@@ -91,8 +91,8 @@ describe('prettyLogLine', () => {
     // milliseconds would measure the machine's load as much as the formatter.
     const doubling = doublingRatio(
       (size) => {
-        const text = record(size);
-        return () => prettyLogLine(text, plain);
+        const logged = record(size);
+        return () => prettyLogLine(logged, plain);
       },
       512_000,
       { runs: 2 },

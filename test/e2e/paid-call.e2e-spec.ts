@@ -2,6 +2,7 @@ import type { RunningGateway } from '../../src/gateway';
 import { chatBody, postChat, type PaidWorld } from '../support/paid-gateway';
 import { changeSince, drainUsdc, errorEvents, finalReceipt, hasContent, longText, sleep, sseDataOf, StreamReader, streamedContent, transferLands, until } from '../support/settlement-probes';
 import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWorld } from '../support/settlement-world';
+import { migratedDataDir } from '../support/pglite-data-dir';
 
 /**
  * Review of PaidCall (src/modules/chat/application/paid-call.ts): one object owns what stops a paid
@@ -11,13 +12,13 @@ import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWor
  */
 
 describe('PaidCall: what stops a paid call from acceptance, one call per replay key', () => {
-  const suite = useSettlementWorld({ pglite: true });
+  const suite = useSettlementWorld();
   const { providerRequests } = suite;
   let world: PaidWorld;
   beforeAll(() => ({ world } = suite));
 
-  const gatewayWith = (env: Record<string, string | undefined> = {}): Promise<RunningGateway> =>
-    suite.start({ GW_STORAGE: undefined, GW_DATA_DIR: suite.dataDirCopy(), GW_SHUTDOWN_GRACE_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '3600', GW_SETTLEMENT_CONFIRM_SECS: '2', ...env });
+  const gatewayWith = async (env: Record<string, string | undefined> = {}): Promise<RunningGateway> =>
+    suite.start({ GW_STORAGE: undefined, GW_DATA_DIR: await migratedDataDir(), GW_SHUTDOWN_GRACE_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '3600', GW_SETTLEMENT_CONFIRM_SECS: '2', ...env });
 
   it('guard: a stream client that leaves before its generation is attached: the generation learns it left, a resend attaches live; one provider call, charged once', async () => {
     const gateway = await gatewayWith({ GW_REDELIVERY_TTL_SECS: '60' });

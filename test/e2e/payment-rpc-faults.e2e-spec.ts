@@ -5,6 +5,7 @@ import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, type PaidWorl
 import type { RpcFaultProxy } from '../support/rpc-fault-proxy';
 import { errorEvents, FINAL_STATUSES, fundedPayer, readReceiptsUntil, receiptPathOf, sleep, sseDataOf, streamedContent, until, type ReceiptRead, type ReceiptView } from '../support/settlement-probes';
 import { expectAll, useSettlementWorld } from '../support/settlement-world';
+import { migratedDataDir } from '../support/pglite-data-dir';
 
 /**
  * The local chain's RPC made slow, flaky or silent while paid requests are in flight (docs/decisions.md,
@@ -91,8 +92,8 @@ interface Received {
 }
 
 describe('paid requests while the chain RPC is slow, flaky or silent: charged exactly once for an answer received, or not at all', () => {
-  // Each gateway gets a copy of the warm PGlite data directory.
-  const suite = useSettlementWorld({ pglite: true });
+  // Each gateway gets a migrated PGlite data directory of its own.
+  const suite = useSettlementWorld();
   let world: PaidWorld;
   let proxy: RpcFaultProxy;
   beforeAll(() => ({ world, proxy } = suite));
@@ -101,10 +102,10 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
    * A gateway on the fault proxy with short windows: confirmation 2 s, reconciler every 1 s, request
    * timeout 8 s (above the 5 s RPC call bound and the ~3 s an acceptance takes with every call 1.5 s late).
    */
-  function startGateway(): Promise<RunningGateway> {
+  async function startGateway(): Promise<RunningGateway> {
     return suite.start({
       GW_STORAGE: undefined,
-      GW_DATA_DIR: suite.dataDirCopy(),
+      GW_DATA_DIR: await migratedDataDir(),
       GW_SOLANA_RPC_URL: proxy.url,
       GW_SETTLEMENT_CONFIRM_SECS: '2',
       GW_RECONCILE_INTERVAL_SECS: '1',

@@ -5,6 +5,7 @@ import { CHAT_PATH, chatBody, postChat, type PaidWorld } from '../support/paid-g
 import type { RpcFaultProxy } from '../support/rpc-fault-proxy';
 import { changeSince, errorEvents, finalReceipt, hasContent, longText, sseDataOf, StreamReader, streamedContent, transferLands, until } from '../support/settlement-probes';
 import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWorld, type ChatJson } from '../support/settlement-world';
+import { migratedDataDir } from '../support/pglite-data-dir';
 
 /**
  * Adversarial review of the settlement lifecycle of `exact` (docs/decisions.md,
@@ -13,17 +14,21 @@ import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWor
  */
 
 describe('settlement attacks: free service, double charge, reuse, exhaustion', () => {
-  const suite = useSettlementWorld({ pglite: true });
+  const suite = useSettlementWorld();
   const { providerRequests } = suite;
   let world: PaidWorld;
   let proxy: RpcFaultProxy;
-  beforeAll(() => ({ world, proxy } = suite));
+  let dataDir: string;
+  beforeAll(async () => {
+    ({ world, proxy } = suite);
+    dataDir = await migratedDataDir();
+  });
 
-  /** The suite's gateways share the warm PGlite data directory, one after the other. */
+  /** The suite's gateways share one PGlite data directory, one after the other. */
   const gatewayWith = (env: Record<string, string | undefined> = {}): Promise<RunningGateway> =>
     suite.start({
       GW_STORAGE: undefined,
-      GW_DATA_DIR: suite.warmDataDir,
+      GW_DATA_DIR: dataDir,
       GW_SOLANA_RPC_URL: proxy.url,
       GW_SHUTDOWN_GRACE_SECS: '1',
       GW_RECONCILE_INTERVAL_SECS: '1',

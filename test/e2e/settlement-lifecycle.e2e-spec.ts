@@ -25,6 +25,7 @@ import {
   until,
 } from '../support/settlement-probes';
 import { chargedOnce, expectReplay, paidRequest, useSettlementWorld, type ChatJson } from '../support/settlement-world';
+import { migratedDataDir } from '../support/pglite-data-dir';
 
 /**
  * The settlement lifecycle of `exact` (docs/decisions.md, "Money moves exactly once (1 of 2)"): the payment is broadcast at the first upstream content
@@ -36,16 +37,16 @@ import { chargedOnce, expectReplay, paidRequest, useSettlementWorld, type ChatJs
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 describe('the settlement lifecycle of exact: broadcast at the first content chunk', () => {
-  // Each gateway gets a copy of the warm PGlite data directory (a fresh database that starts in about a second).
-  const suite = useSettlementWorld({ pglite: true });
+  // Each gateway gets a migrated PGlite data directory of its own.
+  const suite = useSettlementWorld();
   const { providerRequests } = suite;
   let world: PaidWorld;
   let proxy: RpcFaultProxy;
   beforeAll(() => ({ world, proxy } = suite));
 
   /** A paid gateway with embedded PGlite receipts and short windows; `env` overrides. */
-  const gatewayWith = (env: Record<string, string | undefined> = {}): Promise<RunningGateway> =>
-    suite.start({ GW_STORAGE: undefined, GW_DATA_DIR: suite.dataDirCopy(), GW_SHUTDOWN_GRACE_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '1', ...env });
+  const gatewayWith = async (env: Record<string, string | undefined> = {}): Promise<RunningGateway> =>
+    suite.start({ GW_STORAGE: undefined, GW_DATA_DIR: await migratedDataDir(), GW_SHUTDOWN_GRACE_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '1', ...env });
 
   /** A second use of `payment` with the same body: the replay 402, and nothing moved, no provider called. */
   async function expectReplayRefused(gateway: RunningGateway, body: Record<string, unknown>, payment: string, payer: Keypair): Promise<void> {

@@ -1,8 +1,5 @@
-import { cpSync } from 'node:fs';
 import type { Keypair } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
-import { tempDir } from './gateway-harness';
-import { migratedDataDir } from './pglite-data-dir';
 import { postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld, type SpecPayment } from './paid-gateway';
 import { startRpcFaultProxy, type RpcFaultProxy } from './rpc-fault-proxy';
 import { fundedPayer, snapshot, type ChainSnapshot } from './settlement-probes';
@@ -30,10 +27,6 @@ export interface SettlementWorld {
   readonly world: PaidWorld;
   /** An RPC fault proxy in front of the local chain; back to `pass` after each test. */
   readonly proxy: RpcFaultProxy;
-  /** The embedded PGlite data directory initialised in beforeAll (with `pglite: true` only). */
-  readonly warmDataDir: string;
-  /** A fresh copy of `warmDataDir`: a database of its own that starts in about a second. */
-  dataDirCopy(): string;
   /** A paid gateway (`startPaidGateway`), closed after the running test whatever happened. */
   start(env: Record<string, string | undefined>): Promise<RunningGateway>;
   /** Closes the gateways started so far (before a test drops what they use; also done after each test). */
@@ -44,17 +37,15 @@ export interface SettlementWorld {
 
 /**
  * Registers the suite's hooks (call it inside `describe`): beforeAll starts the paid world and the
- * RPC fault proxy (and, with `pglite`, initialises a PGlite data directory: several seconds, so once
- * here rather than inside a test); afterEach puts the proxy back to `pass`, closes the test's gateways
+ * RPC fault proxy; afterEach puts the proxy back to `pass`, closes the test's gateways
  * and resets the fakes; afterAll closes the proxy and the world. The accessors work from beforeAll on.
  */
-export function useSettlementWorld(options: { pglite?: boolean } = {}): SettlementWorld {
+export function useSettlementWorld(): SettlementWorld {
   let world: PaidWorld | undefined;
   let proxy: RpcFaultProxy | undefined;
-  let warmDataDir: string | undefined;
   let gateways: RunningGateway[] = [];
   const ready = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`${what} is not ready: use it from beforeAll on${what === 'warmDataDir' ? ', with { pglite: true }' : ''}`);
+    if (value === undefined) throw new Error(`${what} is not ready: use it from beforeAll on`);
     return value;
   };
   const closeGateways = async (): Promise<void> => {
@@ -66,9 +57,6 @@ export function useSettlementWorld(options: { pglite?: boolean } = {}): Settleme
   beforeAll(async () => {
     world = await startPaidWorld();
     proxy = await startRpcFaultProxy(world.localnet.url);
-    if (options.pglite) {
-      warmDataDir = await migratedDataDir();
-    }
   }, 60_000);
   afterEach(async () => {
     proxy?.mode({ kind: 'pass' });
@@ -86,14 +74,6 @@ export function useSettlementWorld(options: { pglite?: boolean } = {}): Settleme
     },
     get proxy() {
       return ready(proxy, 'proxy');
-    },
-    get warmDataDir() {
-      return ready(warmDataDir, 'warmDataDir');
-    },
-    dataDirCopy() {
-      const copy = tempDir();
-      cpSync(ready(warmDataDir, 'warmDataDir'), copy, { recursive: true });
-      return copy;
     },
     async start(env) {
       const gateway = await startPaidGateway(ready(world, 'world'), env);
