@@ -6,6 +6,7 @@ import { CreateBudgets1764400000000 } from './1764400000000-create-budgets';
 import { SpendLogByPayer1764500000000 } from './1764500000000-spend-log-by-payer';
 import { CreateServices1764600000000 } from './1764600000000-create-services';
 import { Escrow1764700000000 } from './1764700000000-escrow';
+import { EscrowClaimsUnderFaults1764750000000 } from './1764750000000-escrow-claims-under-faults';
 
 /** Every migration, oldest first. Listed rather than globbed so tests (TS) and the build (JS) load the same set. */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   SpendLogByPayer1764500000000,
   CreateServices1764600000000,
   Escrow1764700000000,
+  EscrowClaimsUnderFaults1764750000000,
 ];

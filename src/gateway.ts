@@ -11,6 +11,9 @@ import { OpenApiDocument } from './http/openapi/openapi-document';
 import { RootLogger } from './logging/app-logger';
 import { NestLogger } from './logging/nest-logger';
 
+/** Once the grace period is over, how long the requests stopped then get to answer before their connections are cut. */
+const GRACE_OVER_ANSWER_MS = 500;
+
 /** A gateway listening on its port. `close()` is the graceful shutdown. */
 export class RunningGateway {
   private closing: Promise<void> | null = null;
@@ -44,7 +47,7 @@ export class RunningGateway {
     logger.info('shutdown: no longer accepting connections; draining in-flight requests');
     // Node 19+ also closes idle keep-alive sockets here; busy ones close after their response.
     this.server.close();
-    const drained = await this.app.get(InFlightRequests).drain(this.config.http.shutdownGraceMs);
+    const drained = await this.app.get(InFlightRequests).drain(this.config.http.shutdownGraceMs, GRACE_OVER_ANSWER_MS);
     if (drained) {
       this.server.closeIdleConnections();
     } else {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AddressLookupTableAccount, MessageAccountKeys, PublicKey, SystemProgram, type VersionedMessage, type VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { Clock, EpochSchedule, FailedTransactionMetadata, LiteSVM, type Account, type AccountInfoBytes } from 'litesvm';
+import { landableDurableNonce } from './durable-nonce';
 import { EscrowEmulator } from './escrow-emulator';
 import { closedAccount } from './account-overlay';
 import { executionResult, type ExecutionResult } from './execution-result';
@@ -165,7 +166,7 @@ export class LocalChain {
     this.svm.withSigverify(sigVerify);
     let outcome: ReturnType<LiteSVM['simulateTransaction']>;
     try {
-      outcome = withFpuScrub(() => this.svm.simulateTransaction(transaction));
+      outcome = this.withNonceBlockhash(transaction, () => withFpuScrub(() => this.svm.simulateTransaction(transaction)));
     } finally {
       this.svm.withSigverify(true);
     }
@@ -187,7 +188,7 @@ export class LocalChain {
     const accountKeys = this.accountKeys(transaction.message);
     const keys = accountKeys.keySegments().flat();
     const before = keys.map((key) => this.svm.getAccount(key));
-    const outcome = withFpuScrub(() => this.svm.sendTransaction(transaction));
+    const outcome = this.withNonceBlockhash(transaction, () => withFpuScrub(() => this.svm.sendTransaction(transaction)));
     const failed = outcome instanceof FailedTransactionMetadata;
     const execution = executionResult(failed ? outcome.meta() : outcome, failed ? transactionErrorJson(outcome) : null);
     // A failed transaction lands (and pays its fee) once it passed the runtime's checks; LiteSVM then
@@ -270,6 +271,17 @@ export class LocalChain {
       return message.getAccountKeys({ addressLookupTableAccounts });
     } catch {
       return new MessageAccountKeys(message.staticAccountKeys); // such a transaction fails to load and never lands
+    }
+  }
+
+  /** Runs `run` with LiteSVM's blockhash check off when the transaction's blockhash is a nonce its account still holds (durable-nonce.ts). */
+  private withNonceBlockhash<T>(transaction: VersionedTransaction, run: () => T): T {
+    if (!landableDurableNonce(transaction, this.accountKeys(transaction.message), this.svm)) return run();
+    this.svm.withBlockhashCheck(false);
+    try {
+      return run();
+    } finally {
+      this.svm.withBlockhashCheck(true);
     }
   }
 

@@ -166,6 +166,33 @@ describe('solana localnet through web3.js', () => {
     expect(localnet.sentTransactions()).toHaveLength(1);
   });
 
+  it('lands a durable-nonce transaction while its account holds the nonce, advances it, and refuses the nonce once advanced', async () => {
+    const nonceAccount = localnet.createNonceAccount(payer.publicKey);
+    const nonce = localnet.nonceOf(nonceAccount);
+    const nonceTransfer = (amount: bigint): VersionedTransaction => {
+      const message = MessageV0.compile({
+        payerKey: payer.publicKey,
+        recentBlockhash: nonce,
+        instructions: [SystemProgram.nonceAdvance({ noncePubkey: nonceAccount, authorizedPubkey: payer.publicKey }), transferChecked(amount)],
+      });
+      const transaction = new VersionedTransaction(message);
+      transaction.sign([payer]);
+      return transaction;
+    };
+    const first = nonceTransfer(5n);
+    const other = nonceTransfer(6n);
+    // Not the chain's blockhash, yet valid: simulated and landed as a cluster would.
+    expect((await connection.simulateTransaction(first, { sigVerify: true })).value.err).toBeNull();
+    const signature = await connection.sendRawTransaction(first.serialize());
+    expect((await connection.getSignatureStatuses([signature])).value[0]?.err).toBeNull();
+    expect(localnet.usdcBalance(recipient.publicKey)).toBe(5n);
+    expect(localnet.nonceOf(nonceAccount)).not.toBe(nonce);
+    // The nonce moved on: another transaction naming it can never land.
+    await expect(connection.sendRawTransaction(other.serialize())).rejects.toThrow(/Blockhash not found/);
+    await expect(connection.sendRawTransaction(other.serialize(), { skipPreflight: true })).rejects.toThrow(/Blockhash not found/);
+    expect(localnet.usdcBalance(recipient.publicKey)).toBe(5n);
+  });
+
   it('lands a failing transaction sent without preflight, charging its fee', async () => {
     const wire = (await signedV0([transferChecked(6_000_000n)], [payer])).serialize();
     await expect(connection.sendRawTransaction(wire)).rejects.toThrow(/custom program error: 0x1/);

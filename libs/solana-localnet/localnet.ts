@@ -1,7 +1,9 @@
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { randomBytes } from 'node:crypto';
+import { Keypair, NonceAccount, PublicKey, SystemProgram } from '@solana/web3.js';
 import type { LiteSVM } from 'litesvm';
 import { decodeEscrowAccount, type EscrowAccount } from '../escrow';
 import { ensureTokenAccount, MAINNET_USDC_MINT, mintTokens, tokenBalance, writeMint } from './chain-helpers';
+import { nonceAccountData } from './durable-nonce';
 import { LocalChain, type LatestBlockhash, type SentTransaction } from './local-chain';
 import { startRpcServers, type RpcEndpoints } from './localnet-server';
 import { rpcMethods } from './rpc-methods';
@@ -124,6 +126,27 @@ export class Localnet {
 
   latestBlockhash(): LatestBlockhash {
     return this.chain.latestBlockhash();
+  }
+
+  /**
+   * Places an initialised nonce account owned by `authority`, rent-exempt, holding a fresh random
+   * nonce (written straight into the account, as token balances are); returns its address.
+   * Transactions that open with AdvanceNonceAccount on it and name its nonce as their blockhash land
+   * (durable-nonce.ts), and advance it.
+   */
+  createNonceAccount(authority: AddressLike): PublicKey {
+    const address = Keypair.generate().publicKey;
+    const data = nonceAccountData(toPublicKey(authority), randomBytes(32));
+    const lamports = Number(this.chain.svm.minimumBalanceForRentExemption(BigInt(data.length)));
+    this.chain.svm.setAccount(address, { lamports, data, owner: SystemProgram.programId, executable: false, rentEpoch: 0 });
+    return address;
+  }
+
+  /** The durable nonce a nonce account holds now (base58: what a transaction names as its blockhash). */
+  nonceOf(address: AddressLike): string {
+    const account = this.chain.svm.getAccount(toPublicKey(address));
+    if (!account) throw new Error(`no nonce account at ${toPublicKey(address).toBase58()}`);
+    return NonceAccount.fromAccountData(Buffer.from(account.data)).nonce;
   }
 
   /** The emulated escrow program's address, or null when the localnet runs without it. */

@@ -116,6 +116,10 @@ export interface EscrowConfig {
   breakerResetMs: number;
   /** Between two passes of the claim processor over due claims. */
   claimIntervalMs: number;
+  /** Escrow is offered and accepted only for quotes of at least this (GW_ESCROW_MIN_ATOMIC; by default what one claim's fee costs at GW_SOL_PRICE_USDC, times 21). */
+  minQuoteAtomic: bigint;
+  /** Claim fees counted in the sponsorship window past which new escrow offers and deposits stop (GW_CLAIM_LAMPORTS_PER_HOUR). */
+  claimLamportsPerWindow: bigint;
 }
 
 /** The A2A surface (the `GW_A2A_` variables). */

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import defaultCatalog from '../../catalog/catalog.json';
+import { parseUsdc } from '../modules/billing/domain/atomic-usdc';
+import { DEFAULT_SOL_PRICE_ATOMIC, escrowMinimumAtomic } from '../modules/payments/domain/escrow-minimum';
 import { PROVIDER_NAMES, type ProviderName } from '../modules/providers/domain/provider-name';
 import type { Catalog } from '../modules/routing/domain/catalog';
 import { CatalogError, parseCatalog } from '../modules/routing/domain/parse-catalog';
@@ -134,6 +136,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
       breakerWindowMs: read.integer('GW_CLAIM_BREAKER_WINDOW_SECS', 300, { min: 1 }) * 1000,
       breakerResetMs: read.integer('GW_CLAIM_BREAKER_RESET_SECS', 60, { min: 1 }) * 1000,
       claimIntervalMs: read.integer('GW_CLAIM_INTERVAL_MS', 1_000, { min: 10 }),
+      minQuoteAtomic: readEscrowMinimum(read),
+      claimLamportsPerWindow: BigInt(read.integer('GW_CLAIM_LAMPORTS_PER_HOUR', 100_000_000, { min: 0 })),
     },
     a2a: {
       taskTtlMs: read.integer('GW_A2A_TASK_TTL_SECS', 600, { min: 1 }) * 1000,
@@ -142,6 +146,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
     },
   };
   return { config, notices };
+}
+
+/** GW_ESCROW_MIN_ATOMIC, else the quote whose fee pays one claim at GW_SOL_PRICE_USDC (a decimal with at most 6 places, above 0). */
+function readEscrowMinimum(read: EnvReader): bigint {
+  const priceText = read.raw('GW_SOL_PRICE_USDC');
+  const price = priceText === undefined ? DEFAULT_SOL_PRICE_ATOMIC : parseUsdc(priceText);
+  if (price === null || price === 0n) throw new ConfigError(`GW_SOL_PRICE_USDC must be a price in USDC above 0 with at most 6 decimals (got "${priceText}")`);
+  const minimum = read.raw('GW_ESCROW_MIN_ATOMIC');
+  return minimum === undefined ? escrowMinimumAtomic(price) : BigInt(read.integer('GW_ESCROW_MIN_ATOMIC', 0, { min: 0 }));
 }
 
 /** The one key that signs escrow claims; several would make the escrow entry's `pay_to` ambiguous. */

@@ -11,6 +11,7 @@ export class InFlightRequests {
   #capped = 0;
   #draining = false;
   #idleWaiters: Array<() => void> = [];
+  readonly #graceOverListeners = new Set<() => void>();
 
   get draining(): boolean {
     return this.#draining;
@@ -30,17 +31,29 @@ export class InFlightRequests {
   }
 
   /**
-   * Shutdown: responses not yet started will ask the client to close the connection (so no
-   * further request arrives on it); resolves once nothing is in flight, or false after `timeoutMs`.
+   * Work to stop when a shutdown's grace period ends with requests still in flight, so that they
+   * answer before their connections are cut (a paid call not charged yet says so, with its receipt).
    */
-  drain(timeoutMs: number): Promise<boolean> {
+  onGraceOver(listener: () => void): void {
+    this.#graceOverListeners.add(listener);
+  }
+
+  /**
+   * Shutdown: responses not yet started will ask the client to close the connection (so no
+   * further request arrives on it); resolves once nothing is in flight, or false after `timeoutMs`
+   * plus `answerMs`, the moment the `onGraceOver` listeners get to let their requests answer.
+   */
+  drain(timeoutMs: number, answerMs = 0): Promise<boolean> {
     this.#draining = true;
     for (const res of this.#responses) {
       if (!res.headersSent) res.setHeader('Connection', 'close');
     }
     if (this.#responses.size === 0) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
+      const timer = setTimeout(() => {
+        for (const listener of this.#graceOverListeners) listener();
+        setTimeout(() => resolve(this.#responses.size === 0), answerMs);
+      }, timeoutMs);
       this.#idleWaiters.push(() => {
         clearTimeout(timer);
         resolve(true);

@@ -87,6 +87,8 @@ export const ERROR_CODES = {
   'payment.channel_unavailable': { type: 'not_found', meaning: 'a channel voucher was sent but channel payments are unavailable' },
   'payment.escrow_expiry_outside_window': { type: 'invalid_payment', meaning: 'the escrow deposit expires too soon or too late (GET /v1/escrow/config publishes the window)' },
   'payment.escrow_exists': { type: 'invalid_payment', meaning: 'the escrow account of the deposit already exists: every request needs a fresh service_id' },
+  'payment.escrow_below_minimum': { type: 'bad_request', meaning: 'escrow is accepted only for quotes of at least GW_ESCROW_MIN_ATOMIC; pay with exact' },
+  'payment.escrow_suspended': { type: 'bad_request', meaning: 'escrow claim fees reached GW_CLAIM_LAMPORTS_PER_HOUR: new escrow deposits are refused until the window turns' },
   'payment.escrow_barred': { type: 'forbidden', meaning: 'the wallet may no longer pay with escrow: a claim crediting it was rejected by the program' },
   'payment.replayed': { type: 'invalid_payment', meaning: 'the payment transaction was already used' },
   'payment.unverifiable': { type: 'invalid_payment', meaning: 'the transaction is not a valid transfer of the quote to the gateway' },

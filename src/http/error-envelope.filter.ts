@@ -35,6 +35,6 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       this.logger.error({ err: exception }, 'unhandled error');
       error = new GatewayError('server.internal_error', INTERNAL_ERROR_MESSAGE);
     }
-    failResponse(res, error);
+    failResponse(res, error, req.gw?.receiptPath ?? null);
   }
 }

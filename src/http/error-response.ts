@@ -75,8 +75,10 @@ export function errorBody(error: GatewayError): { error: { type: ErrorType; mess
   return { error: { type: error.type, message: error.message, code: error.code } };
 }
 
-export function sendError(res: Response, error: GatewayError): void {
+/** `receiptPath`: the receipt of a payment the request had accepted, named on whatever error ends it (a 408, a 503), so the payer can see what became of it. */
+export function sendError(res: Response, error: GatewayError, receiptPath: string | null = null): void {
   const status = ERROR_STATUS[error.type];
+  if (receiptPath !== null) res.setHeader('X-Gw-Receipt', receiptPath);
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   if (status === 413) res.setHeader('Connection', 'close');
@@ -89,9 +91,9 @@ export function sendError(res: Response, error: GatewayError): void {
  * envelope (the OpenAI SDK raises on a chunk with an `error` member) and no `[DONE]`; any other
  * response already under way is cut, so the client sees a failure rather than a truncated body.
  */
-export function failResponse(res: Response, error: GatewayError): void {
+export function failResponse(res: Response, error: GatewayError, receiptPath: string | null = null): void {
   if (!res.headersSent) {
-    sendError(res, error);
+    sendError(res, error, receiptPath);
   } else if (res.writableEnded) {
     return;
   } else if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) {

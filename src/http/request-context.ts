@@ -17,6 +17,7 @@ export class ClientDisconnected extends Error {
 export class RequestContext {
   readonly #controller = new AbortController();
   #timeoutSuspended = false;
+  #receiptPath: string | null = null;
   /** Upstream and payment time, for the overhead metrics. */
   readonly timing = new StageTiming();
 
@@ -43,6 +44,15 @@ export class RequestContext {
   /** From now on the request timeout does not cut this request: it was paid for, and is bounded otherwise. */
   suspendTimeout(): void {
     this.#timeoutSuspended = true;
+  }
+
+  /** The receipt of the payment this request accepted, once it did: every error that then ends the request names it. */
+  get receiptPath(): string | null {
+    return this.#receiptPath;
+  }
+
+  noteReceipt(path: string): void {
+    this.#receiptPath = path;
   }
 }
 

@@ -29,6 +29,6 @@ export class RequestTimeoutMiddleware implements NestMiddleware {
     if (req.gw.timeoutSuspended) return;
     const error = new GatewayError('request.timeout', `request exceeded the ${this.timeoutMs / 1000} s timeout`);
     req.gw.abort(error);
-    failResponse(res, error);
+    failResponse(res, error, req.gw.receiptPath);
   }
 }

@@ -3,7 +3,7 @@ import type { KeptAnswer, RedeliveryStore } from '../../src/modules/chat/ports/r
 import { completion } from './response-cache.contract';
 
 export function keptAnswer(text = 'kept answer'): KeptAnswer {
-  return { fingerprint: randomUUID(), completion: completion(text), whole: true, receiptPath: `/v1/receipts/${randomUUID()}` };
+  return { fingerprint: randomUUID(), completion: completion(text), whole: true, receiptPath: `/v1/receipts/${randomUUID()}`, heldUntilLanded: null };
 }
 
 /** The behaviour every RedeliveryStore adapter must have; each adapter's spec runs it against its own. */
@@ -18,7 +18,7 @@ export function redeliveryStoreContract(open: () => Promise<{ store: RedeliveryS
 
   it('finds a kept answer under its replay key, as kept', async () => {
     const key = randomUUID();
-    const answer = { ...keptAnswer(), whole: false, receiptPath: null };
+    const answer = { ...keptAnswer(), whole: false, receiptPath: null, heldUntilLanded: '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW' };
     await store.keep(key, answer, 60_000);
     expect(await store.find(key)).toEqual(answer);
   });

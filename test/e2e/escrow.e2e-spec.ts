@@ -3,7 +3,7 @@ import { escrowPda } from '../../libs/escrow';
 import type { RunningGateway } from '../../src/gateway';
 import { chatCost } from '../../src/modules/billing/domain/chat-cost';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
-import { escrowConfig, escrowPaymentHeader, type DepositOptions, pollUntil, type EscrowReceiptBody } from '../support/escrow-payments';
+import { escrowConfig, escrowPaymentHeader, type DepositOptions, pollUntil, refundAtExpiry, type EscrowReceiptBody } from '../support/escrow-payments';
 import { chatBody, PAID_MODEL, postChat, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { postJson, SEARCH_PATH } from '../support/paid-tools';
 import { pgliteStorage } from '../support/storage-env';
@@ -109,17 +109,7 @@ describe('the escrow scheme on the local chain (spec 1.5, 2.4, 2.5, 3.2)', () =>
     const path = res.headers.get('x-gw-receipt') as string;
     expect(await receipt(path)).toMatchObject({ status: 'not_charged', amount_charged_atomic: '0' });
     expect(usdc(world.payer)).toBe(agentBefore - amount);
-    world.localnet.advanceSlots(Number(expirySlot) - world.localnet.slot + 1);
-    const { refundInstruction } = await import('../../libs/escrow');
-    const { MessageV0, VersionedTransaction } = await import('@solana/web3.js');
-    const refund = refundInstruction({ programId: world.escrow!.programId, agent: world.payer.publicKey, mint: world.mint, serviceId });
-    const transaction = new VersionedTransaction(MessageV0.compile({ payerKey: world.payer.publicKey, recentBlockhash: world.localnet.latestBlockhash().blockhash, instructions: [refund] }));
-    transaction.sign([world.payer]);
-    await fetch(world.localnet.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [Buffer.from(transaction.serialize()).toString('base64'), { encoding: 'base64' }] }),
-    });
+    await refundAtExpiry(world, world.payer, serviceId, expirySlot);
     expect(usdc(world.payer)).toBe(agentBefore);
   });
 

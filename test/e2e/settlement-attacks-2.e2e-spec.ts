@@ -104,20 +104,21 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
     return rows;
   }
 
-  it('a paid request whose provider has not answered when the shutdown grace period ends is released, never charged after its client was cut off', async () => {
+  it('a paid request whose provider has not answered when the shutdown grace period ends is released and told so (503, naming its receipt), never charged', async () => {
     const a = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '30' });
     const body = chatBody();
     const { payer, payment, before } = await paidRequest(world, a, body);
     // The provider answers 2.5 s after the request: after the 1 s grace period, during the shutdown hooks.
     world.upstreams.openai.script({ kind: 'reply', text: 'late hello', firstByteDelayMs: 2_500 });
 
-    const answer = postChat(a, body, { 'payment-signature': payment }).then(
-      (res) => res.status,
-      (err: Error) => err.name,
-    );
+    const answer = postChat(a, body, { 'payment-signature': payment });
     await world.upstreams.openai.arrived(0);
     await a.close();
-    expect(await answer).toBe('TypeError'); // fetch failed: the client was cut off at the end of the grace period
+    // Stopped at the end of the grace period, before its connection was cut: the client hears what became of its payment.
+    const res = await answer;
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'server.shutting_down', message: expect.stringMatching(/payment was not used/) });
+    expect(res.headers.get('x-gw-receipt')).toMatch(/^\/v1\/receipts\//);
     await world.upstreams.openai.ended(0);
     await sleep(500);
     // "Before the broadcast, only the request timeout, the stream cap, shutdown or a provider failure stop it (releasing the claim)."

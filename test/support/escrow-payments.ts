@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Keypair, MessageV0, PublicKey, type TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
-import { depositInstruction } from '../../libs/escrow';
+import { depositInstruction, refundInstruction } from '../../libs/escrow';
 import { encodePaymentSignature } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
 import type { PaidWorld } from './paid-gateway';
@@ -104,4 +104,24 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
     if (done(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * The agent takes its deposit back once the escrow has expired (the program's `refund`): the clock
+ * moves past `expirySlot` and the agent sends the refund over RPC. Nothing happens to an escrow
+ * already closed (claimed, or refunded before): the refund then fails and moves nothing.
+ */
+export async function refundAtExpiry(world: PaidWorld, agent: Keypair, serviceId: Uint8Array, expirySlot: bigint): Promise<void> {
+  const escrow = world.escrow;
+  if (!escrow) throw new Error('startPaidWorld({ escrow: true }) first');
+  const slotsLeft = Number(expirySlot) - world.localnet.slot + 1;
+  if (slotsLeft > 0) world.localnet.advanceSlots(slotsLeft);
+  const refund = refundInstruction({ programId: escrow.programId, agent: agent.publicKey, mint: world.mint, serviceId });
+  const transaction = new VersionedTransaction(MessageV0.compile({ payerKey: agent.publicKey, recentBlockhash: world.localnet.latestBlockhash().blockhash, instructions: [refund] }));
+  transaction.sign([agent]);
+  await fetch(world.localnet.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [Buffer.from(transaction.serialize()).toString('base64'), { encoding: 'base64' }] }),
+  });
 }

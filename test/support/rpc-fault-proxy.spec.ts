@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Connection } from '@solana/web3.js';
+import { Connection, Keypair, MessageV0, SystemProgram, VersionedTransaction } from '@solana/web3.js';
+import bs58 from 'bs58';
 import { startLocalnet } from '../../libs/solana-localnet';
 import { startRpcFaultProxy, type RpcFaultProxy } from './rpc-fault-proxy';
 
@@ -123,6 +124,36 @@ describe('startRpcFaultProxy', () => {
     expect(served).toEqual(['getSlot']);
     proxy.mode({ kind: 'pass' });
     expect(((await (await held).json()) as { result: string }).result).toBe('getSignatureStatuses');
+  });
+
+  it('accept-late: answers a sendTransaction with its signature at once, and forwards it only after the mode changes, in order', async () => {
+    const keypair = Keypair.generate();
+    const transaction = (lamports: number): VersionedTransaction => {
+      const message = MessageV0.compile({
+        payerKey: keypair.publicKey,
+        recentBlockhash: '11111111111111111111111111111111',
+        instructions: [SystemProgram.transfer({ fromPubkey: keypair.publicKey, toPubkey: keypair.publicKey, lamports })],
+      });
+      const signed = new VersionedTransaction(message);
+      signed.sign([keypair]);
+      return signed;
+    };
+    const [first, second] = [transaction(1), transaction(2)];
+    const send = (tx: VersionedTransaction, id: number): Promise<Response> =>
+      fetch(proxy.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id, method: 'sendTransaction', params: [Buffer.from(tx.serialize()).toString('base64'), { encoding: 'base64' }] }),
+      });
+    proxy.mode({ kind: 'accept-late' });
+    expect(await (await send(first, 1)).json()).toEqual({ jsonrpc: '2.0', id: 1, result: bs58.encode(first.signatures[0]) });
+    expect(await (await send(second, 2)).json()).toEqual({ jsonrpc: '2.0', id: 2, result: bs58.encode(second.signatures[0]) });
+    expect((await call('getSlot')).status).toBe(200);
+    expect(served).toEqual(['getSlot']);
+    proxy.mode({ kind: 'pass' });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(served).toEqual(['getSlot', 'sendTransaction', 'sendTransaction']);
+    expect((params.slice(1) as Array<[string]>).map(([encoded]) => encoded)).toEqual([first, second].map((tx) => Buffer.from(tx.serialize()).toString('base64')));
   });
 
   it('close destroys calls still held', async () => {

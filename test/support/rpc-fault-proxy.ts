@@ -1,5 +1,7 @@
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { VersionedTransaction } from '@solana/web3.js';
+import bs58 from 'bs58';
 
 /**
  * Which calls a mode touches. `methods` unset means every method; a call matches when any method of
@@ -34,7 +36,14 @@ export type RpcFaultMode =
    * whose preflight ran against older state, so a transfer the payer emptied its account for lands
    * with an error and its fee is paid.
    */
-  | { kind: 'no-preflight' };
+  | { kind: 'no-preflight' }
+  /**
+   * Matching `sendTransaction` calls are answered at once with the transaction's signature, as a
+   * node that took it, but are not forwarded yet. On a switch to any other mode they are forwarded
+   * one after another in the order they came, each once the one before was answered: transactions a
+   * node accepted and propagated late. Their late answers go nowhere.
+   */
+  | ({ kind: 'accept-late' } & RpcCallFilter);
 
 export interface RpcFaultProxy {
   /** The proxy's JSON-RPC URL, to use in place of the target's (e.g. as GW_SOLANA_RPC_URL). */
@@ -64,6 +73,8 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
   const counts = new Map<string, number>();
   let total = 0;
   const held = new Set<Held>();
+  let late: Buffer[] = [];
+  let forwardingLate: Promise<void> = Promise.resolve();
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
   let closing = false;
@@ -92,9 +103,25 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
     upstream.end(body);
   };
 
+  /** Sends `body` to the target and waits for its answer, which nobody reads. */
+  const post = (body: Buffer): Promise<void> =>
+    new Promise((resolve) => {
+      const upstream = httpRequest(
+        { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': String(body.length) } },
+        (answer) => {
+          answer.resume();
+          answer.on('end', resolve);
+          answer.on('error', () => resolve());
+        },
+      );
+      upstream.on('error', () => resolve());
+      upstream.end(body);
+    });
+
   const matches = (mode: RpcFaultMode, calls: RpcCall[]): boolean => {
     if (mode.kind === 'pass') return false;
     if (mode.kind === 'no-preflight') return calls.some((call) => call.method === 'sendTransaction');
+    if (mode.kind === 'accept-late') return calls.some((call) => call.method === 'sendTransaction' && (mode.when === undefined || holds(mode.when, call.params)));
     return calls.some((call) => (mode.methods === undefined || mode.methods.includes(call.method)) && (mode.when === undefined || holds(mode.when, call.params)));
   };
 
@@ -128,6 +155,13 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
         return;
       case 'no-preflight':
         return forward({ ...call, body: withoutPreflight(call.body) });
+      case 'accept-late': {
+        late.push(call.body);
+        const answers = calls.map(({ id, params }) => ({ jsonrpc: '2.0', id, result: transactionSignature(params) }));
+        call.res.writeHead(200, { 'content-type': 'application/json' });
+        call.res.end(JSON.stringify(isBatch(call.body) ? answers : answers[0]));
+        return;
+      }
       case 'fail': {
         const error = mode.error ?? { code: -32005, message: 'Node is unhealthy' };
         const answers = calls.map(({ id }) => ({ jsonrpc: '2.0', id, error }));
@@ -165,6 +199,9 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       const released = [...held];
       held.clear();
       released.forEach(forward);
+      const accepted = late;
+      late = [];
+      for (const body of accepted) forwardingLate = forwardingLate.then(() => (closing ? undefined : post(body)));
     },
     calls: (method) => (method === undefined ? total : (counts.get(method) ?? 0)),
     close: async () => {
@@ -178,6 +215,13 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** What a node answers to sendTransaction: the transaction's first signature, base58. */
+function transactionSignature(params: unknown): string {
+  const [encoded, options] = params as [string, { encoding?: string }?];
+  const bytes = options?.encoding === 'base64' ? Buffer.from(encoded, 'base64') : Buffer.from(bs58.decode(encoded));
+  return bs58.encode(VersionedTransaction.deserialize(bytes).signatures[0]);
 }
 
 /** A sendTransaction body (one call, not a batch: what web3.js sends) with its preflight turned off. */

@@ -32,6 +32,12 @@ export class UnusedPaymentChain extends PaymentChain {
   status(..._args: unknown[]): ReturnType<PaymentChain['status']> {
     throw new Error('not used');
   }
+  statuses(..._args: unknown[]): ReturnType<PaymentChain['statuses']> {
+    throw new Error('not used');
+  }
+  slot(..._args: unknown[]): ReturnType<PaymentChain['slot']> {
+    throw new Error('not used');
+  }
   life(..._args: unknown[]): ReturnType<PaymentChain['life']> {
     throw new Error('not used');
   }

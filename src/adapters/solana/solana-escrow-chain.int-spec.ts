@@ -53,10 +53,10 @@ describe('SolanaEscrowChain against the localnet', () => {
   });
 
   it('reads the slot', async () => {
-    const before = await chain.slot();
+    const before = await payments.slot();
     f.localnet.advanceSlots(3);
     expect(typeof before).toBe('bigint');
-    expect(await chain.slot()).toBe(before + 3n);
+    expect(await payments.slot()).toBe(before + 3n);
   });
 
   it('sees an escrow once its deposit landed', async () => {
@@ -150,7 +150,7 @@ describe('SolanaEscrowChain against the localnet', () => {
       const prepared = await claim(orderFor(deposit, 1n));
       await f.localnet.close();
       expect(await chain.sendClaim(prepared)).toMatchObject({ kind: 'unknown' });
-      await expect(chain.slot()).rejects.toThrow();
+      await expect(payments.slot()).rejects.toThrow();
     });
   });
 });

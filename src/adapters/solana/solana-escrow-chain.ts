@@ -43,10 +43,6 @@ export class SolanaEscrowChain extends EscrowChain {
     return verifyEscrowDeposit(transactionBase64, expectations, this.programId);
   }
 
-  async slot(): Promise<bigint> {
-    return BigInt(await this.connection.getSlot(COMMITMENT));
-  }
-
   async escrowExists(escrow: string): Promise<boolean> {
     return (await this.connection.getAccountInfo(new PublicKey(escrow), COMMITMENT)) !== null;
   }

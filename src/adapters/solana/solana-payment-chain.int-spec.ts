@@ -266,6 +266,17 @@ describe('SolanaPaymentChain against the localnet', () => {
 
       expect(await chain.status(prepared.signature)).toBe('failed');
     });
+
+    it('looks up several transactions at once, in their order, whatever became of each', async () => {
+      const landed = chain.prepare(sponsored())!;
+      const never = chain.prepare(toBase64(paymentTransaction(parties, { layout: 'sponsored', instructions: paymentInstructions(transferChecked(parties, { amount: 7n })) })))!;
+      const tooMuch = chain.prepare(toBase64(paymentTransaction(parties, { layout: 'sponsored', instructions: paymentInstructions(transferChecked(parties, { amount: 10_001n })) })))!;
+      await chain.send(landed);
+      await rawSend(tooMuch.signedTransaction, true);
+
+      expect(await chain.statuses([never.signature, landed.signature, tooMuch.signature])).toEqual(['absent', 'confirmed', 'failed']);
+      expect(await chain.statuses([])).toEqual([]);
+    });
   });
 
   describe('life', () => {

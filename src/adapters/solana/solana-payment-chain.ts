@@ -165,10 +165,22 @@ export class SolanaPaymentChain extends PaymentChain {
   }
 
   async status(signature: string): Promise<ChainStatus> {
-    const [status] = (await this.connection.getSignatureStatuses([signature], { searchTransactionHistory: true })).value;
-    if (!status) return 'absent';
-    if (status.err) return 'failed';
-    return status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized' ? 'confirmed' : 'processing';
+    const [status] = await this.statuses([signature]);
+    return status;
+  }
+
+  async statuses(signatures: readonly string[]): Promise<ChainStatus[]> {
+    if (signatures.length === 0) return [];
+    const { value } = await this.connection.getSignatureStatuses([...signatures], { searchTransactionHistory: true });
+    return value.map((status) => {
+      if (!status) return 'absent';
+      if (status.err) return 'failed';
+      return status.confirmationStatus === 'confirmed' || status.confirmationStatus === 'finalized' ? 'confirmed' : 'processing';
+    });
+  }
+
+  async slot(): Promise<bigint> {
+    return BigInt(await this.connection.getSlot(COMMITMENT));
   }
 
   life(signedTransaction: string): TransactionLife {

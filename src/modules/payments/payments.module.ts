@@ -15,6 +15,7 @@ import { SourceExposure } from './application/source-exposure';
 import { PrepaidPayments } from './application/prepaid-payments';
 import { EscrowDeposits } from './application/escrow-deposits';
 import { EscrowClaimProcessor } from './application/escrow-claim-processor';
+import { EscrowClaimFees } from './application/escrow-claim-fees';
 
 /** x402 `exact`: challenges, verification, replay protection, settlement, receipts and the paid rate limit. */
 @Module({
@@ -32,6 +33,7 @@ import { EscrowClaimProcessor } from './application/escrow-claim-processor';
     SettlementReconciler,
     PrepaidPayments,
     EscrowDeposits,
+    EscrowClaimFees,
     EscrowClaimProcessor,
   ],
   exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],

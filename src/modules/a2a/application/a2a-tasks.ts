@@ -39,6 +39,8 @@ export interface A2ACaller {
   timing: StageTiming;
   /** Stops GW_REQUEST_TIMEOUT_SECS from cutting the call once its payment is broadcast: its answer is owed. */
   suspendTimeout: () => void;
+  /** The payment was accepted with this receipt: whatever error ends the call from now on names it. */
+  noteReceipt: (receiptPath: string) => void;
 }
 
 /**
@@ -106,7 +108,7 @@ export class A2ATasks {
     const plan = this.plan({ model, text, maxTokens });
     const cost = quoteOf(plan);
     if (cost.total === 0n) throw new A2AError(A2A_ERRORS.invalidParams, `model ${model} is free: free models are served on /v1/chat/completions`);
-    const challenge = this.challenges.challenge(A2A_PATH, cost, undefined, this.deposits.terms ?? undefined);
+    const challenge = this.challenges.challenge(A2A_PATH, cost, undefined, this.deposits.offerFor(cost.total) ?? undefined);
     const task: A2ATaskRecord = {
       id: newTaskId(),
       contextId: randomUUID(),
@@ -155,6 +157,7 @@ export class A2ATasks {
             timing: caller.timing,
             model: plan.candidates[0].model.id,
             onBroadcast: caller.suspendTimeout,
+            noteReceipt: caller.noteReceipt,
           },
           plan.candidates[0].model.id,
           'exact-or-escrow',
@@ -181,6 +184,8 @@ export class A2ATasks {
       const { index, reply } = await this.dispatcher.dispatch(dispatchTargets(candidates, plan.request, false), signal);
       if (reply.kind !== 'json') throw new GatewayError('upstream.unusable_response', 'the provider answered a stream to a JSON request');
       answered = { completion: reply.completion, candidate: candidates[index] };
+      // There is an answer to deliver: an escrow deposit's claim becomes owed now (an exact payment was broadcast before serving).
+      if (!payment.broadcasted) await payment.broadcast(answered.candidate.model.id);
     } catch (err) {
       this.logger.warn({ err, task: task.id, request_id: caller.requestId }, 'a2a provider failed after payment');
       // An escrow deposit delivered nothing: never claimed (it refunds at expiry); an exact payment was settled before serving.

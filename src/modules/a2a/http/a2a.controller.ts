@@ -49,7 +49,14 @@ export class A2AController {
     const id = body.id;
     if (body.jsonrpc !== '2.0') return failure(id, A2A_ERRORS.invalidRequest, 'jsonrpc must be "2.0"');
     if (typeof body.method !== 'string') return failure(id, A2A_ERRORS.invalidRequest, 'method must be a string');
-    const caller: A2ACaller = { requestId: req.gw.id, clientAddress: req.gw.clientAddress, signal: req.gw.signal, timing: req.gw.timing, suspendTimeout: () => req.gw.suspendTimeout() };
+    const caller: A2ACaller = {
+      requestId: req.gw.id,
+      clientAddress: req.gw.clientAddress,
+      signal: req.gw.signal,
+      timing: req.gw.timing,
+      suspendTimeout: () => req.gw.suspendTimeout(),
+      noteReceipt: (receiptPath) => req.gw.noteReceipt(receiptPath),
+    };
     try {
       return { jsonrpc: '2.0', id, result: await this.call(body.method, body.params, caller) };
     } catch (err) {

@@ -36,6 +36,6 @@ export function chatCost(inputTokens: number, outputTokens: number, rates: Token
   return { total, providerCost, platformFee: total - providerCost };
 }
 
-function ceilDiv(numerator: bigint, denominator: bigint): bigint {
+export function ceilDiv(numerator: bigint, denominator: bigint): bigint {
   return (numerator + denominator - 1n) / denominator;
 }

@@ -54,6 +54,8 @@ export interface ChatCaller {
   timing: StageTiming;
   /** Stops GW_REQUEST_TIMEOUT_SECS from cutting this request (its payment was broadcast). */
   suspendTimeout: () => void;
+  /** The request accepted a payment with this receipt: whatever error ends it from now on (a 408, a 503) names it. */
+  noteReceipt: (receiptPath: string) => void;
 }
 
 /** What answered and how; the body is a whole completion or a stream that ends after everything is recorded. */
@@ -134,7 +136,8 @@ export class ChatCompletions {
     const plan = this.planner.plan(request);
     if (quoteOf(plan).total === 0n) return this.serveFree(plan, caller, freeWindow ?? (await this.freeTier.admit(caller.clientAddress)));
     this.inspect(plan);
-    if (caller.paymentHeader === undefined) return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY, this.deposits.terms ?? undefined) };
+    if (caller.paymentHeader === undefined)
+      return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY, this.deposits.offerFor(quoteOf(plan).total) ?? undefined) };
     return this.servePaid(plan, caller, caller.paymentHeader, attempt ?? (await this.payments.countAttempt(caller.clientAddress)));
   }
 
@@ -178,6 +181,7 @@ export class ChatCompletions {
     } finally {
       caller.timing.payment('verify', performance.now() - verifying);
     }
+    if (payment.receiptPath) caller.noteReceipt(payment.receiptPath);
     const headers: Record<string, string> = {
       'X-Gw-Session': this.sessions.sign({ sid: caller.sessionId ?? caller.requestId, wallet: payment.payer, iat: Math.floor(Date.now() / 1000) }),
       ...rateLimitHeaders(payment.rateLimit),
@@ -192,7 +196,7 @@ export class ChatCompletions {
     } catch (err) {
       this.generations.close(call);
       await payment.release();
-      throw withReceipt(err, payment.receiptPath);
+      throw err;
     }
     const { source, candidate, fallback, cache, cacheable, adjustments } = answer;
     const generation = this.generations.start(call, source, {
@@ -204,21 +208,25 @@ export class ChatCompletions {
       inputTokens: plan.inputTokens,
       cached: cache === 'hit',
     });
+    const settling = performance.now();
+    if (payment.holdsContentUntilLanded) {
+      try {
+        await generation.contentReleased();
+      } catch (err) {
+        // Not landed in time: this client gets the 402; the answer goes on and is kept for its resend.
+        generation.originalLeft();
+        throw err;
+      }
+    }
     const served = (body: ServedChat['body']): ServedChat => ({ model: candidate.model, fallback, cache, adjustments, body });
     if (plan.request.stream === true) {
       return { kind: 'served', plan, served: served({ kind: 'stream', chunks: forClient(generation.listen(true), plan) }), headers, paymentStatus: 'verified' };
     }
-    const settling = performance.now();
     const end = await generation.ended;
     caller.timing.payment('settle', performance.now() - settling);
     if (caller.signal.aborted) generation.originalLeft();
     else generation.originalReceivedAll();
-    let completion: ChatCompletion;
-    try {
-      completion = answerOf(end);
-    } catch (err) {
-      throw withReceipt(err, payment.receiptPath);
-    }
+    const completion = answerOf(end);
     if (end.kind === 'answer' && end.settlement.paymentResponse) headers['PAYMENT-RESPONSE'] = end.settlement.paymentResponse;
     return { kind: 'served', plan, served: served({ kind: 'json', completion }), headers, paymentStatus: end.kind === 'answer' ? end.settlement.status : null };
   }
@@ -387,12 +395,6 @@ function answerOf(end: GenerationEnd): ChatCompletion {
   if (end.kind === 'error') throw end.error;
   if (end.settlement.status === 'failed' && end.error) throw end.error;
   return end.completion;
-}
-
-/** A paid request's error names its receipt, which says what became of the payment (`not_charged`, `failed`). */
-function withReceipt(err: unknown, receiptPath: string | null): unknown {
-  if (!(err instanceof GatewayError) || receiptPath === null) return err;
-  return new GatewayError(err.code, err.message, { ...err.headers, 'X-Gw-Receipt': receiptPath }, { cause: err.cause });
 }
 
 /** Chunks as the client asked for them: usage only with `stream_options.include_usage`. */

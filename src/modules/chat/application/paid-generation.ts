@@ -1,6 +1,7 @@
 import { GatewayError } from '../../../errors/gateway-error';
 import type { Settlement } from '../../payments/application/accepted-payment';
 import type { PaidPayment } from '../../payments/application/paid-payment';
+import { paymentErrors } from '../../payments/domain/payment-errors';
 import type { Delivery } from '../../payments/domain/receipt';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { carriesContent, CompletionAssembler } from '../domain/completion-stream';
@@ -11,6 +12,9 @@ export type GenerationEnd = { kind: 'answer'; completion: ChatCompletion; whole:
 
 /** How much of the answer reached the client that asked for it. */
 export type Received = 'all' | 'some' | 'none';
+
+/** Whether content may be handed out: at once, or only once a durable-nonce transfer has landed (`held`), which it did not in time (`unconfirmed`). */
+type Release = 'open' | 'held' | 'unconfirmed';
 
 export interface GenerationOptions {
   payment: PaidPayment;
@@ -24,8 +28,10 @@ export interface GenerationOptions {
 
 /**
  * One paid answer, produced independently of the connection that asked for it (docs/decisions.md,
- * "Departing clients and redelivery"): chunks are kept as they arrive, the payment is broadcast at the first content, and
- * any number of listeners (the original client, a resend that attaches) read from the start.
+ * "Departing clients and redelivery"): chunks are kept as they arrive, the payment is broadcast at
+ * the first content, and any number of listeners (the original client, a resend that attaches)
+ * read from the start. The moment the payment lands with an error the upstream is aborted and no
+ * further content is handed out; a durable-nonce payment's content is held until its transfer lands.
  */
 export class PaidGeneration {
   private readonly chunks: ChatCompletionChunk[] = [];
@@ -34,6 +40,9 @@ export class PaidGeneration {
   private outcome: GenerationEnd | null = null;
   private received: Received = 'none';
   private gone = false;
+  private release: Release;
+  /** Set the moment the payment landed with an error. */
+  private halted: GatewayError | null = null;
   private originalDone!: () => void;
   /** Resolves when the client that asked has stopped reading (finished or left). */
   readonly originalFinished = new Promise<void>((resolve) => (this.originalDone = resolve));
@@ -43,6 +52,7 @@ export class PaidGeneration {
     source: AsyncIterable<ChatCompletionChunk>,
     private readonly options: GenerationOptions,
   ) {
+    this.release = options.payment.holdsContentUntilLanded ? 'held' : 'open';
     this.ended = this.pump(source);
   }
 
@@ -75,27 +85,51 @@ export class PaidGeneration {
   }
 
   /**
+   * Resolves once content may reach a client, or once there will be none (the generation failed,
+   * or its payment landed with an error: the listeners say which); rejects with 402
+   * `payment.unconfirmed` when a durable-nonce transfer did not land within the confirmation window.
+   */
+  async contentReleased(): Promise<void> {
+    for (;;) {
+      if (this.halted || this.outcome?.kind === 'error' || this.release === 'open') return;
+      if (this.release === 'unconfirmed') throw paymentErrors.unconfirmed();
+      await this.change();
+    }
+  }
+
+  /** A held transfer was seen landed after its window (a resend asked): its content may go out now. */
+  markLanded(): void {
+    if (this.release === 'open') return;
+    this.release = 'open';
+    this.wakeAll();
+  }
+
+  /**
    * Every chunk from the start, then the end: an error (stream cut, settlement failed) is thrown
-   * after the chunks that arrived, so a stream ends with an error event rather than [DONE].
-   * `original` marks the listener whose progress is the receipt's delivery.
+   * after the chunks that arrived, so a stream ends with an error event rather than [DONE]; a
+   * payment that landed with an error stops the chunks at once. `original` marks the listener
+   * whose progress is the receipt's delivery.
    */
   async *listen(original: boolean): AsyncGenerator<ChatCompletionChunk> {
     let index = 0;
     let finished = false;
     try {
       for (;;) {
-        if (index < this.chunks.length) {
+        if (this.halted) throw this.halted;
+        if (this.outcome?.kind === 'error') break;
+        if (this.release === 'unconfirmed') throw paymentErrors.unconfirmed();
+        if (this.release === 'open' && index < this.chunks.length) {
           const chunk = this.chunks[index++];
           yield chunk;
           if (original && carriesContent(chunk)) this.received = 'some';
           continue;
         }
-        if (this.outcome) break;
-        await new Promise<void>((resolve) => this.waiters.push(resolve));
+        if (this.release === 'open' && this.outcome) break;
+        await this.change();
       }
       finished = true;
       if (original && this.chunks.length > 0) this.received = 'all';
-      const end = this.outcome;
+      const end = this.outcome as GenerationEnd;
       if (end.kind === 'error') throw end.error;
       if (end.error) throw end.error;
     } finally {
@@ -107,7 +141,7 @@ export class PaidGeneration {
   private async pump(source: AsyncIterable<ChatCompletionChunk>): Promise<GenerationEnd> {
     const { payment, upstream } = this.options;
     let cut: GatewayError | null = null;
-    // Whether content began: an exact payment is broadcast then; an escrow deposit, settled before, has something to claim from then.
+    // Whether content began: an exact payment is broadcast then; an escrow deposit's claim becomes owed then.
     let started = false;
     try {
       for await (const upstreamChunk of source) {
@@ -137,20 +171,34 @@ export class PaidGeneration {
     const settlement = await payment.settled();
     const whole = completion !== null && cut === null;
     const error =
-      settlement.status === 'failed'
-        ? new GatewayError('payment.settlement_reverted', 'the payment landed on chain with an error and moved no funds; nothing was charged')
-        : whole
-          ? null
-          : (cut ?? new GatewayError('upstream.stream_incomplete', 'the upstream stream ended before the answer was complete'));
+      settlement.status === 'failed' ? paymentErrors.reverted() : whole ? null : (cut ?? new GatewayError('upstream.stream_incomplete', 'the upstream stream ended before the answer was complete'));
     return this.finish({ kind: 'answer', completion: completion ?? this.assembler.snapshot(), whole, settlement, error });
   }
 
-  /** At the first content: the request timeout stops applying and the payment goes to the chain (a refusal throws). */
+  /** At the first content: the request timeout stops applying and the payment goes to the chain (a refusal throws); then its landing is watched. */
   private async broadcast(): Promise<void> {
     const { upstream, payment } = this.options;
     if (upstream.signal.aborted) throw upstream.signal.reason;
     this.options.onBroadcast();
     await payment.broadcast(this.options.modelId);
+    payment.settled().then(
+      (settlement) => this.landed(settlement),
+      () => this.landed({ status: 'pending', paymentResponse: null }),
+    );
+  }
+
+  /**
+   * The confirmation is in (or its window is over): a transfer that landed with an error stops the
+   * answer at once; a held one lets its content out once it landed.
+   */
+  private landed(settlement: Settlement): void {
+    if (settlement.status === 'failed') {
+      this.halted = paymentErrors.reverted();
+      this.options.upstream.abort(this.halted);
+    } else if (this.release === 'held') {
+      this.release = settlement.status === 'settled' ? 'open' : 'unconfirmed';
+    }
+    this.wakeAll();
   }
 
   private push(chunk: ChatCompletionChunk): void {
@@ -162,6 +210,10 @@ export class PaidGeneration {
     this.outcome = end;
     this.wakeAll();
     return end;
+  }
+
+  private change(): Promise<void> {
+    return new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
   private wakeAll(): void {

@@ -3,9 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import { BackgroundTasks } from '../../../core/background-tasks';
+import { InFlightRequests } from '../../../core/in-flight-requests';
 import { AppLogger } from '../../../logging/app-logger';
 import { SpendLog } from '../../billing/ports/spend-log';
 import type { PaidPayment } from '../../payments/application/paid-payment';
+import { paymentErrors } from '../../payments/domain/payment-errors';
+import { PaymentChain } from '../../payments/ports/payment-chain';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import type { PricedCandidate } from '../domain/chat-plan';
 import { chatCost } from '../../billing/domain/chat-cost';
@@ -54,11 +57,14 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     private readonly redelivery: RedeliveryStore,
     private readonly cache: ResponseCache,
     private readonly spendLog: SpendLog,
+    private readonly chain: PaymentChain,
     private readonly background: BackgroundTasks,
     private readonly logger: AppLogger,
     private readonly config: GatewayConfig,
+    inFlight: InFlightRequests,
   ) {
     logger.setContext(PaidGenerations.name);
+    inFlight.onGraceOver(() => this.stopUnbegun());
   }
 
   /** A paid call from its payment's acceptance (before any provider answers), so shutdown can stop it while nothing is charged. */
@@ -91,10 +97,23 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     const call = this.calls.get(replayKey);
     const running = call?.running;
     if (call && running) {
-      return running.fingerprint === fingerprint && running.generation.originalGone ? { kind: 'live', generation: running.generation, receiptPath: call.payment.receiptPath } : null;
+      if (running.fingerprint !== fingerprint || !running.generation.originalGone) return null;
+      await this.landedOrThrow(call.payment.holdsContentUntilLanded ? call.payment.transactionSignature : null);
+      running.generation.markLanded();
+      return { kind: 'live', generation: running.generation, receiptPath: call.payment.receiptPath };
     }
     const kept = await this.redelivery.find(replayKey);
-    return kept && kept.fingerprint === fingerprint ? { kind: 'kept', completion: kept.completion, whole: kept.whole, receiptPath: kept.receiptPath } : null;
+    if (!kept || kept.fingerprint !== fingerprint) return null;
+    await this.landedOrThrow(kept.heldUntilLanded);
+    return { kind: 'kept', completion: kept.completion, whole: kept.whole, receiptPath: kept.receiptPath };
+  }
+
+  /** An answer held until its durable-nonce transfer lands goes out only once the chain says it did. */
+  private async landedOrThrow(signature: string | null): Promise<void> {
+    if (signature === null) return;
+    const status = await this.chain.status(signature).catch(() => 'absent' as const);
+    if (status === 'confirmed') return;
+    throw status === 'failed' ? paymentErrors.reverted() : paymentErrors.unconfirmed();
   }
 
   private async conclude(call: PaidCall, generation: PaidGeneration, start: PaidStart): Promise<void> {
@@ -112,7 +131,13 @@ export class PaidGenerations implements BeforeApplicationShutdown {
       await payment.holdFor(this.config.settlement.redeliveryTtlMs);
       await this.redelivery.keep(
         payment.replayKey,
-        { fingerprint: start.fingerprint, completion: end.completion, whole: end.whole, receiptPath: payment.receiptPath },
+        {
+          fingerprint: start.fingerprint,
+          completion: end.completion,
+          whole: end.whole,
+          receiptPath: payment.receiptPath,
+          heldUntilLanded: payment.holdsContentUntilLanded ? payment.transactionSignature : null,
+        },
         this.config.settlement.redeliveryTtlMs,
       );
     }
@@ -139,6 +164,15 @@ export class PaidGenerations implements BeforeApplicationShutdown {
   }
 
   /**
+   * The grace period is over and requests are still in flight: paid calls whose answer has not
+   * begun are stopped now, while their connections stand, so each client is told (503, with its
+   * receipt) that nothing was charged.
+   */
+  private stopUnbegun(): void {
+    for (const call of this.calls.values()) if (!call.payment.broadcasted) call.stop(shuttingDown(call.payment));
+  }
+
+  /**
    * Paid calls get the grace period to finish. Then those not broadcast yet are stopped and
    * released (nothing is charged, and nothing can be once the server has closed their
    * connections); those broadcast are cut and end `partial`.
@@ -148,9 +182,17 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     while (this.calls.size > 0 && Date.now() < deadline) await sleep(50);
     if (this.calls.size === 0) return;
     this.logger.warn({ calls: this.calls.size }, 'shutdown: stopping paid calls that did not finish in the grace period');
-    for (const call of this.calls.values()) {
-      call.stop(new GatewayError('server.shutting_down', call.payment.broadcasted ? 'the gateway is shutting down' : 'the gateway is shutting down; the payment was not used, retry shortly'));
-    }
+    for (const call of this.calls.values()) call.stop(call.payment.broadcasted ? new GatewayError('server.shutting_down', 'the gateway is shutting down') : shuttingDown(call.payment));
     await sleep(SHUTDOWN_MARGIN_MS / 2);
   }
+}
+
+/** What a client whose paid answer had not begun is told at shutdown: nothing was charged, and what becomes of its payment. */
+function shuttingDown(payment: PaidPayment): GatewayError {
+  return new GatewayError(
+    'server.shutting_down',
+    payment.scheme === 'escrow'
+      ? 'the gateway is shutting down before the answer began; nothing will be claimed, and the deposit goes back to the agent at its expiry'
+      : 'the gateway is shutting down; the payment was not used, retry shortly',
+  );
 }

@@ -36,12 +36,16 @@ export class ChatCompletionsController {
       sessionId: session,
       timing: req.gw.timing,
       suspendTimeout: () => req.gw.suspendTimeout(),
+      noteReceipt: (receiptPath) => req.gw.noteReceipt(receiptPath),
     });
     const debug = req.headers['x-gw-debug'] === 'true';
     await this.render(req, res, outcome, debug ? startedAt : null);
   }
 
   private async render(req: Request, res: Response, outcome: ChatOutcome, debugStartedAt: number | null): Promise<void> {
+    // Answered already (the request timed out) or abandoned: nothing more may be written. A paid
+    // answer learns it from the request's signal, which aborted then.
+    if (res.headersSent || res.destroyed) return;
     if (outcome.kind === 'quote') {
       if (debugStartedAt !== null) setDebugHeaders(res, outcome.plan, debugStartedAt);
       res.setHeader('PAYMENT-REQUIRED', outcome.challenge.header);

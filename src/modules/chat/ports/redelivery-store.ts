@@ -10,6 +10,8 @@ export interface KeptAnswer {
   whole: boolean;
   /** The payment's receipt, named again on the redelivered answer (its first client never got the header); null without storage. */
   receiptPath: string | null;
+  /** A durable-nonce payment's transaction, which must have landed before the answer goes out again; null otherwise. */
+  heldUntilLanded: string | null;
 }
 
 /**

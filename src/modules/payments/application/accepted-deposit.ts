@@ -1,6 +1,7 @@
 import { encodePaymentResponseHeader, type Network } from '../../../../libs/x402';
 import type { AppLogger } from '../../../logging/app-logger';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
+import { paymentErrors } from '../domain/payment-errors';
 import type { Delivery, Receipt, ReceiptOutcome } from '../domain/receipt';
 import type { BudgetReservations } from '../ports/budget-reservations';
 import type { VerifiedDeposit } from '../ports/escrow-chain';
@@ -21,17 +22,26 @@ export interface DepositCollaborators {
   metrics: PaymentMetrics;
   logger: AppLogger;
   network: Network;
+  /**
+   * How long after its first content a claim waits before any instance may work it, unless its
+   * answer ends first: the longest answer (GW_STREAM_MAX_SECS), its confirmation and the shutdown
+   * grace. A claim still waiting then belongs to an instance that died mid-answer.
+   */
+  claimDueMs: number;
 }
 
 /**
- * An escrow deposit that settled on chain before serving (spec 3.2, docs/decisions.md, "Escrow"):
- * there is nothing left to broadcast. An answer that delivered content queues the claim of its
- * real cost (never above the deposit); one that delivered nothing claims nothing, and the deposit
- * goes back to the agent at expiry. The receipt stays `pending` until the claim lands.
+ * An escrow deposit that settled on chain before serving (spec 3.2, docs/decisions.md, "Escrow").
+ * Until its answer's first content it is bounded like an `exact` payment (`broadcasted` is false):
+ * a timeout or shutdown releases it, nothing claimed. At the first content its claim row is written,
+ * durable before any content leaves, for the quote and due once the answer could no longer be
+ * running; when the answer ends, the claim becomes the real cost (never above the quote), due at
+ * once. The receipt stays `pending` until the claim lands.
  */
 export class AcceptedDeposit implements PaidPayment {
-  readonly broadcasted = true;
-  private ended = false;
+  readonly scheme = 'escrow';
+  readonly holdsContentUntilLanded = false;
+  private phase: 'accepted' | 'serving' | 'released' = 'accepted';
 
   constructor(
     readonly deposit: VerifiedDeposit,
@@ -64,6 +74,11 @@ export class AcceptedDeposit implements PaidPayment {
     return this.deposit.signature;
   }
 
+  /** Whether its answer has begun: from then on its claim is owed and nothing un-charges it. */
+  get broadcasted(): boolean {
+    return this.phase === 'serving';
+  }
+
   /** The deposit has landed: no blockhash can expire under it any more. */
   whenExpiring(): () => void {
     return () => undefined;
@@ -71,14 +86,44 @@ export class AcceptedDeposit implements PaidPayment {
 
   /** Nothing delivered: no claim; the receipt says so, the budget reservation goes, the deposit refunds at expiry. */
   async release(): Promise<void> {
-    if (this.ended) return;
-    this.ended = true;
+    if (this.phase !== 'accepted') return;
+    this.phase = 'released';
     await this.complete({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null });
   }
 
-  /** Settled before serving: nothing to send. */
-  broadcast(): Promise<void> {
-    return Promise.resolve();
+  /**
+   * The answer's first content is going out: its claim is written first, for the quote (what an
+   * answer cut short, or whose instance died, is claimed for). Throws when it cannot be written, or
+   * when the receipt was already ended unclaimed: then no content may leave.
+   */
+  async broadcast(): Promise<void> {
+    if (this.phase !== 'accepted') throw new Error(`deposit ${this.phase}: its answer cannot begin`);
+    this.phase = 'serving';
+    const { deposit } = this;
+    let opened: boolean;
+    try {
+      opened = await this.deps.claims.open(
+        {
+          receiptId: this.receipt.id,
+          escrow: deposit.escrow,
+          agent: deposit.agent,
+          serviceId: deposit.serviceId,
+          depositAtomic: deposit.amount,
+          claimAtomic: this.ceiling(),
+          expirySlot: deposit.expirySlot,
+        },
+        new Date(Date.now() + this.deps.claimDueMs),
+      );
+    } catch (err) {
+      this.deps.logger.error({ err, receipt: this.receipt.id }, 'could not write the escrow claim; the answer is not served');
+      this.phase = 'accepted';
+      throw paymentErrors.receiptsUnavailable();
+    }
+    if (!opened) {
+      // The reconciler ended the receipt unclaimed meanwhile (its answer was too late to begin).
+      this.phase = 'released';
+      throw paymentErrors.settlementFailed(this.receiptPath);
+    }
   }
 
   settled(): Promise<Settlement> {
@@ -98,24 +143,25 @@ export class AcceptedDeposit implements PaidPayment {
   }
 
   /**
-   * Queues the claim of the real cost; the claim processor lands it and finishes the receipt. Never
-   * above the quote the agent agreed to (an agent may deposit more; the gateway's estimate errs at
-   * its own risk, as with `exact`), and the quote when the usage is unknown: the deposit, for an
-   * agent that deposited the quote (docs/decisions.md, "Escrow").
+   * The answer ended: its claim becomes the real cost, due now; the claim processor lands it and
+   * finishes the receipt. Never above the quote the agent agreed to (an agent may deposit more;
+   * the gateway's estimate errs at its own risk, as with `exact`), and the quote when the usage is
+   * unknown: the deposit, for an agent that deposited the quote (docs/decisions.md, "Escrow").
    */
   async charge(realCost: bigint | null): Promise<bigint> {
-    const ceiling = this.receipt.amountQuotedAtomic < this.deposit.amount ? this.receipt.amountQuotedAtomic : this.deposit.amount;
+    if (this.phase !== 'serving') return 0n;
+    const ceiling = this.ceiling();
     const claimAtomic = realCost === null || realCost > ceiling ? ceiling : realCost;
-    if (this.ended) return 0n;
-    this.ended = true;
-    const { deposit } = this;
     await this.deps.outbox.write(`escrow claim ${this.receipt.id}`, async () => {
-      await this.deps.claims.enqueue(
-        { receiptId: this.receipt.id, escrow: deposit.escrow, agent: deposit.agent, serviceId: deposit.serviceId, depositAtomic: deposit.amount, claimAtomic, expirySlot: deposit.expirySlot },
-        new Date(),
-      );
+      if (!(await this.deps.claims.finalize(this.receipt.id, claimAtomic, new Date()))) {
+        this.deps.logger.warn({ receipt: this.receipt.id }, 'escrow claim already worked before its answer ended; it claims the quote');
+      }
     });
     return claimAtomic;
+  }
+
+  private ceiling(): bigint {
+    return this.receipt.amountQuotedAtomic < this.deposit.amount ? this.receipt.amountQuotedAtomic : this.deposit.amount;
   }
 
   private async complete(outcome: ReceiptOutcome): Promise<void> {

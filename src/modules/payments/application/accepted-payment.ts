@@ -43,6 +43,7 @@ export interface PaymentCollaborators {
  * the outbox, never dropped.
  */
 export class AcceptedPayment implements PaidPayment {
+  readonly scheme = 'exact';
   /** `refused`: already on chain with no durable claim for it; the claim is kept, nothing is settled. */
   private phase: 'accepted' | 'broadcast' | 'released' | 'refused' = 'accepted';
   private settlement: Promise<Settlement> | null = null;
@@ -76,6 +77,10 @@ export class AcceptedPayment implements PaidPayment {
 
   get transactionSignature(): string {
     return this.sentSignature ?? this.transfer.signature;
+  }
+
+  get holdsContentUntilLanded(): boolean {
+    return this.transfer.nonceAccount !== null;
   }
 
   /** Whether the payment was handed to the chain (from then on it is never un-charged). */

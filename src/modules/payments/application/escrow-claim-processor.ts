@@ -1,20 +1,23 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { ESCROW_ERRORS } from '../../../../libs/escrow';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { AppLogger } from '../../../logging/app-logger';
 import { ClaimBreaker, type BreakerState } from '../domain/claim-breaker';
+import { CLAIM_FEE_LAMPORTS } from '../domain/escrow-minimum';
 import { BudgetReservations } from '../ports/budget-reservations';
 import { EscrowChain, type ClaimSendOutcome } from '../ports/escrow-chain';
 import { EscrowClaims, type EscrowClaim } from '../ports/escrow-claims';
 import { FeePayers } from '../ports/fee-payers';
-import { PaymentChain } from '../ports/payment-chain';
+import { PaymentChain, type PreparedTransaction } from '../ports/payment-chain';
 import { ReceiptStore } from '../ports/receipt-store';
+import { EscrowClaimFees } from './escrow-claim-fees';
 import { PaymentMetrics } from './payment-metrics';
 import { ReceiptOutbox } from './receipt-outbox';
 
 /** The escrow program's EscrowExpired: a claim at or after the expiry slot. */
 const ESCROW_EXPIRED = ESCROW_ERRORS.EscrowExpired;
-/** Claims worked per pass. */
+/** Claims worked per pass, one after another, each on its own lease. */
 const BATCH = 10;
 /** The longest wait between two attempts of one claim. */
 const MAX_RETRY_MS = 300_000;
@@ -31,18 +34,25 @@ export interface ClaimProcessorState {
 
 type Attempt = 'landed' | 'rpc-failure' | 'rejected' | 'expired';
 
+/** What the chain says of the claim transactions sent so far: one landed, one may still land, or none will. */
+type EarlierAttempts = { kind: 'landed'; signature: string } | { kind: 'in-flight' } | { kind: 'none' };
+
 /**
  * Works the durable claim queue (docs/decisions.md, "Escrow"): every `GW_CLAIM_INTERVAL_MS` it
- * leases due claims (one instance per claim; a lapsed lease is due again) and, for each, asks the
- * chain about its last attempt first, then gives up on an expired escrow (the agent refunds it),
- * else builds a claim paid by a fee payer of the pool, records it, sends and confirms it. A landed
- * claim settles the receipt at the claimed amount; an RPC failure retries with exponential backoff,
- * rests the fee payer and counts toward the breaker; a claim the program rejects fails alone and,
- * when its escrow still exists (the agent's token account is the trouble), bars the agent from escrow.
+ * leases due claims one at a time, each on its own lease renewed while it is worked (a lease that
+ * lapses makes the claim due again elsewhere, and every move names its holder). For each it reads
+ * the chain first: every attempt sent so far, so a claim that landed late is found whatever came
+ * after it; then whether the escrow still exists and has not expired. Only then does it send a new
+ * claim (paid by a fee payer of the pool, its signature recorded before the send), and it writes
+ * the receipt, the budget and the metrics only from what the chain says. An RPC failure retries
+ * with exponential backoff and counts toward the breaker; a claim the program rejects while its
+ * escrow still exists fails alone and bars the agent from escrow.
  */
 @Injectable()
 export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly holder = randomUUID();
   private readonly breaker: ClaimBreaker;
+  private readonly leaseMs: number;
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<void> | null = null;
 
@@ -51,6 +61,7 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
     private readonly paymentChain: PaymentChain,
     private readonly feePayers: FeePayers,
     private readonly budgets: BudgetReservations,
+    private readonly claimFees: EscrowClaimFees,
     private readonly outbox: ReceiptOutbox,
     private readonly metrics: PaymentMetrics,
     private readonly logger: AppLogger,
@@ -60,6 +71,7 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
   ) {
     logger.setContext(EscrowClaimProcessor.name);
     this.breaker = new ClaimBreaker(config.escrow.breakerWindowMs, config.escrow.breakerResetMs);
+    this.leaseMs = config.settlement.leaseTtlMs;
     if (claims && this.enabled) {
       metrics.escrowClaims(
         async () => {
@@ -102,49 +114,81 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
   /** One pass over due claims (the interval calls it; so do tests). Nothing while the breaker is open. */
   async runOnce(): Promise<void> {
     const claims = this.claims;
-    if (!this.enabled || !claims || this.breaker.state(Date.now()) === 'open') return;
-    const now = new Date();
-    // Longer than a whole attempt (send, then the confirmation window) can take, so no other instance re-leases a claim mid-attempt.
-    const leaseMs = this.config.settlement.leaseTtlMs + 2 * this.config.settlement.confirmMs;
-    const leased = await claims.lease(BATCH, now, new Date(now.getTime() + leaseMs));
-    for (const claim of leased) {
-      if (this.breaker.state(Date.now()) === 'open') {
-        await claims.retry(claim.id, new Date(Date.now() + this.config.escrow.breakerResetMs), 'claim breaker open');
-        continue;
-      }
-      await this.work(claim).catch(async (err: unknown) => {
-        this.logger.warn({ err, claim: claim.id }, 'claim attempt failed');
-        this.breaker.record(false, Date.now());
-        await this.retry(claim, 'rpc unavailable');
-      });
+    if (!this.enabled || !claims) return;
+    for (let worked = 0; worked < BATCH; worked++) {
+      if (this.breaker.state(Date.now()) === 'open') return;
+      const now = new Date();
+      const claim = await claims.lease(now, this.holder, new Date(now.getTime() + this.leaseMs));
+      if (!claim) return;
+      await this.leased(claim, claims);
+    }
+  }
+
+  /** Works one claim, renewing its lease meanwhile: a slow RPC never lets it lapse under a live worker. */
+  private async leased(claim: EscrowClaim, claims: EscrowClaims): Promise<void> {
+    const renewal = setInterval(
+      () => {
+        claims.renew(claim.id, this.holder, new Date(Date.now() + this.leaseMs)).catch((err: unknown) => this.logger.warn({ err, claim: claim.id }, 'could not renew a claim lease'));
+      },
+      Math.max(10, Math.floor(this.leaseMs / 3)),
+    );
+    renewal.unref();
+    try {
+      await this.work(claim);
+    } catch (err) {
+      this.logger.warn({ err, claim: claim.id }, 'claim attempt failed');
+      this.breaker.record(false, Date.now());
+      await this.retry(claim, 'rpc unavailable');
+    } finally {
+      clearInterval(renewal);
     }
   }
 
   private async work(claim: EscrowClaim): Promise<void> {
     const chain = this.chain as EscrowChain;
-    if (claim.claimSignature !== null && (await this.paymentChain.status(claim.claimSignature)) === 'confirmed') return this.landed(claim, claim.claimSignature);
-    if ((await chain.slot()) >= claim.expirySlot) return this.failed(claim, 'the escrow expired before a claim landed; the agent refunds the deposit', false);
+    const earlier = await this.earlierAttempts(claim.claimSignatures);
+    if (earlier.kind === 'landed') return this.landed(claim, earlier.signature);
+    if (earlier.kind === 'in-flight') return this.retry(claim, 'an earlier claim is still being processed', false);
+    const [slot, exists] = await Promise.all([this.paymentChain.slot(), chain.escrowExists(claim.escrow)]);
+    // No claim of ours landed (read just above), so a closed escrow was refunded by its agent.
+    if (!exists) return this.failed(claim, 'the escrow closed with no claim of ours landed: the agent refunded it', false);
+    if (slot >= claim.expirySlot) return this.failed(claim, 'the escrow expired before a claim landed; the agent refunds the deposit', false);
     const feePayer = this.feePayers.advertise();
     const prepared = feePayer === null ? null : await chain.claimTransaction(claim, feePayer);
     if (feePayer === null || prepared === null) return this.retry(claim, 'no fee payer can sign a claim');
-    await (this.claims as EscrowClaims).recordAttempt(claim.id, prepared.signature);
+    // Recorded before the send, so whoever works the claim next asks the chain about it; a lost lease sends nothing.
+    if (!(await (this.claims as EscrowClaims).recordAttempt(claim.id, this.holder, prepared.signature))) return;
+    const attempted = { ...claim, claimSignatures: [...claim.claimSignatures, prepared.signature] };
     const outcome = await this.attempt(chain, prepared, feePayer);
     this.metrics.settlement(`escrow_claim_${outcome}`);
     if (outcome === 'landed') {
       this.breaker.record(true, Date.now());
-      return this.landed(claim, prepared.signature);
+      return this.landed(attempted, prepared.signature);
     }
     if (outcome === 'rpc-failure') {
       this.breaker.record(false, Date.now());
       this.feePayers.markFailed(feePayer);
-      return this.retry(claim, 'the claim did not land');
+      return this.retry(attempted, 'the claim did not land');
     }
-    if (outcome === 'expired') return this.failed(claim, 'the escrow expired before the claim landed; the agent refunds the deposit', false);
-    // Rejected by the program: if the escrow is gone it was refunded (or claimed); if it is still there, the agent's accounts refuse the claim.
-    return this.failed(claim, 'the escrow program rejected the claim', await chain.escrowExists(claim.escrow));
+    // Refused by the program: perhaps because an earlier claim of ours landed meanwhile and closed the escrow.
+    const after = await this.earlierAttempts(attempted.claimSignatures);
+    if (after.kind === 'landed') return this.landed(attempted, after.signature);
+    if (after.kind === 'in-flight') return this.retry(attempted, 'an earlier claim is still being processed', false);
+    if (outcome === 'expired') return this.failed(attempted, 'the escrow expired before the claim landed; the agent refunds the deposit', false);
+    // If the escrow is gone its agent refunded it; if it is still there, the agent's own accounts refuse the claim.
+    const stillThere = await chain.escrowExists(claim.escrow);
+    return this.failed(attempted, stillThere ? 'the escrow program rejected the claim' : 'the escrow closed with no claim of ours landed: the agent refunded it', stillThere);
   }
 
-  private async attempt(chain: EscrowChain, prepared: { signedTransaction: string; signature: string }, feePayer: string): Promise<Attempt> {
+  /** Every claim transaction sent for the claim, looked up at once with the history searched. */
+  private async earlierAttempts(signatures: readonly string[]): Promise<EarlierAttempts> {
+    const statuses = await this.paymentChain.statuses(signatures);
+    const landed = statuses.indexOf('confirmed');
+    if (landed >= 0) return { kind: 'landed', signature: signatures[landed] };
+    return statuses.includes('processing') ? { kind: 'in-flight' } : { kind: 'none' };
+  }
+
+  private async attempt(chain: EscrowChain, prepared: PreparedTransaction, feePayer: string): Promise<Attempt> {
     const sent: ClaimSendOutcome = await chain.sendClaim(prepared);
     if (sent.kind === 'program-error') {
       this.logger.warn({ code: sent.code, detail: sent.detail, fee_payer: feePayer }, 'escrow program rejected a claim');
@@ -154,28 +198,31 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
       this.logger.warn({ detail: sent.detail }, 'claim refused by the node');
       return 'rpc-failure';
     }
+    // It reached the node (or may have): its fee counts toward the bound, whether or not it lands.
+    await this.claimFees.record(CLAIM_FEE_LAMPORTS).catch((err: unknown) => this.logger.warn({ err }, 'could not count a claim fee'));
     const outcome = await this.paymentChain.confirm(prepared.signature, this.config.settlement.confirmMs);
     if (outcome === 'confirmed') return 'landed';
     return outcome === 'failed' ? 'rejected' : 'rpc-failure';
   }
 
   private async landed(claim: EscrowClaim, signature: string): Promise<void> {
-    if (!(await (this.claims as EscrowClaims).complete(claim.id, signature))) return;
+    if (!(await (this.claims as EscrowClaims).complete(claim.id, this.holder, signature))) return;
     this.logger.info({ receipt: claim.receiptId, claimed: claim.claimAtomic.toString(), deposit: claim.depositAtomic.toString() }, 'escrow claimed');
     await this.finishReceipt(claim.receiptId, { status: 'settled', amountChargedAtomic: claim.claimAtomic, settledAt: new Date(), claimSignature: signature });
   }
 
   private async failed(claim: EscrowClaim, reason: string, barAgent: boolean): Promise<void> {
     const claims = this.claims as EscrowClaims;
-    if (!(await claims.fail(claim.id, reason))) return;
-    this.logger.warn({ receipt: claim.receiptId, reason, barred: barAgent ? claim.agent : undefined }, 'escrow claim failed; the deposit refunds to the agent at expiry');
+    if (!(await claims.fail(claim.id, this.holder, reason))) return;
+    this.logger.warn({ receipt: claim.receiptId, reason, barred: barAgent ? claim.agent : undefined }, 'escrow claim failed; the deposit goes back to the agent');
     if (barAgent) await claims.bar(claim.agent, reason, new Date());
     await this.finishReceipt(claim.receiptId, { status: 'failed', amountChargedAtomic: 0n, settledAt: null });
   }
 
-  private async retry(claim: EscrowClaim, reason: string): Promise<void> {
-    const wait = Math.min(this.config.escrow.claimRetryBaseMs * 2 ** claim.attempts, MAX_RETRY_MS);
-    await (this.claims as EscrowClaims).retry(claim.id, new Date(Date.now() + wait), reason);
+  /** Back in the queue after its backoff; `counted` false for a wait that is no failure (an attempt still being processed). */
+  private async retry(claim: EscrowClaim, reason: string, counted = true): Promise<void> {
+    const wait = counted ? Math.min(this.config.escrow.claimRetryBaseMs * 2 ** claim.attempts, MAX_RETRY_MS) : this.config.escrow.claimRetryBaseMs;
+    await (this.claims as EscrowClaims).retry(claim.id, this.holder, new Date(Date.now() + wait), reason);
   }
 
   private async finishReceipt(receiptId: string, outcome: { status: 'settled' | 'failed'; amountChargedAtomic: bigint; settledAt: Date | null; claimSignature?: string }): Promise<void> {

@@ -15,6 +15,7 @@ import { PaymentChain } from '../ports/payment-chain';
 import { PaymentAlreadyHeld, ReceiptStore } from '../ports/receipt-store';
 import { REPLAY_TTL_MS, ReplayStore } from '../ports/replay-store';
 import { AcceptedDeposit, type DepositCollaborators } from './accepted-deposit';
+import { EscrowClaimFees } from './escrow-claim-fees';
 import type { PaymentContext } from './exact-payments';
 import { PaidRateLimit } from './paid-rate-limit';
 import { PaymentChallenges } from './payment-challenges';
@@ -38,6 +39,7 @@ export interface EscrowTerms {
  */
 @Injectable()
 export class EscrowDeposits {
+  /** The scheme's terms when it is configured (offered or suspended); null when it is off. */
   readonly terms: EscrowTerms | null;
   private readonly deps: DepositCollaborators | null;
 
@@ -47,6 +49,7 @@ export class EscrowDeposits {
     private readonly replay: ReplayStore,
     private readonly rateLimit: PaidRateLimit,
     private readonly budgets: BudgetReservations,
+    private readonly claimFees: EscrowClaimFees,
     metrics: PaymentMetrics,
     outbox: ReceiptOutbox,
     private readonly logger: AppLogger,
@@ -59,18 +62,36 @@ export class EscrowDeposits {
     const programId = config.solana.escrowProgramId;
     const on = programId !== null && chain !== undefined && claims !== undefined && receipts !== undefined;
     this.terms = on ? { programId, provider: chain.provider } : null;
-    this.deps = on ? { receipts, claims, budgets, replay, outbox, metrics, logger, network: challenges.terms.network } : null;
+    const claimDueMs = config.http.streamMaxMs + config.settlement.confirmMs + config.http.shutdownGraceMs;
+    this.deps = on ? { receipts, claims, budgets, replay, outbox, metrics, logger, network: challenges.terms.network, claimDueMs } : null;
   }
 
-  /** The window of expiry slots a deposit may name now. */
+  /** The smallest quote escrow is offered and accepted for (GW_ESCROW_MIN_ATOMIC). */
+  get minAtomic(): bigint {
+    return this.config.escrow.minQuoteAtomic;
+  }
+
+  /** Whether new escrow offers and deposits are taken now: configured, and its claim fees within their bound. */
+  get offered(): boolean {
+    return this.terms !== null && !this.claimFees.suspended();
+  }
+
+  /** The escrow entry a 402 for `quote` carries: none when escrow is off, suspended, or the quote is below the minimum. */
+  offerFor(quote: bigint): EscrowTerms | null {
+    return this.offered && quote >= this.minAtomic ? this.terms : null;
+  }
+
+  /** The window of expiry slots a deposit may name now; null while escrow is off. */
   async window(): Promise<ExpiryWindow | null> {
-    if (!this.chain) return null;
-    return expiryWindow(await this.chain.slot(), this.config.http.streamMaxMs);
+    if (!this.terms) return null;
+    return expiryWindow(await this.paymentChain.slot(), this.config.http.streamMaxMs);
   }
 
   async accept(payload: PaymentPayload, context: PaymentContext): Promise<AcceptedDeposit> {
     const { terms, chain, deps } = this;
     if (!terms || !chain || !deps) throw paymentErrors.escrowNotAccepted();
+    if (context.quote < this.minAtomic) throw paymentErrors.escrowBelowMinimum(this.minAtomic);
+    if (this.claimFees.suspended()) throw paymentErrors.escrowSuspended();
     const scheme = payload.payload;
     if (scheme.kind !== 'escrow') throw paymentErrors.schemeMismatch(payload.accepted.scheme, scheme.kind);
     const { accepted } = payload;
@@ -128,7 +149,7 @@ export class EscrowDeposits {
     let exists: boolean;
     let simulation: Awaited<ReturnType<EscrowChain['simulateDeposit']>>;
     try {
-      [slot, exists, simulation] = await Promise.all([chain.slot(), chain.escrowExists(deposit.escrow), chain.simulateDeposit(deposit.prepared.signedTransaction)]);
+      [slot, exists, simulation] = await Promise.all([this.paymentChain.slot(), chain.escrowExists(deposit.escrow), chain.simulateDeposit(deposit.prepared.signedTransaction)]);
     } catch (err) {
       this.logger.warn({ err }, 'solana rpc unavailable while checking an escrow deposit');
       throw paymentErrors.unconfirmed();

@@ -4,10 +4,11 @@ import type { Settlement } from './accepted-payment';
 
 /**
  * A payment accepted for a chat request, whichever its scheme: an `exact` transfer broadcast at
- * the answer's first content (AcceptedPayment), or an `escrow` deposit settled before serving and
- * claimed at the real cost once the answer is delivered (AcceptedDeposit).
+ * the answer's first content (AcceptedPayment), or an `escrow` deposit settled before serving whose
+ * claim becomes owed at the answer's first content and is worked once it ends (AcceptedDeposit).
  */
 export interface PaidPayment {
+  readonly scheme: 'exact' | 'escrow';
   readonly payer: string;
   /** What the payer put up: the transfer, or the deposit. */
   readonly amountPaid: bigint;
@@ -17,8 +18,10 @@ export interface PaidPayment {
   /** The id of the transaction that moves (or moved) the funds: the broadcast one once sent. */
   readonly transactionSignature: string;
   readonly rateLimit: RateDecision;
-  /** Whether it can still be given back unused (nothing broadcast, nothing delivered). */
+  /** Whether its answer has begun (an `exact` transfer was broadcast, an escrow claim became owed): from then on it is never given back unused. */
   readonly broadcasted: boolean;
+  /** A durable-nonce transfer (no blockhash expiry bounds its landing): no content may leave until it has landed. */
+  readonly holdsContentUntilLanded: boolean;
   whenExpiring(onExpiring: () => void): () => void;
   /** Nothing was delivered: nothing is charged. */
   release(): Promise<void>;

@@ -106,6 +106,28 @@ export class PaymentMetrics {
     });
   }
 
+  /** Gauges read at each scrape: this window's escrow claim fees (all instances, as last seen) and whether new escrow offers stop. */
+  escrowClaimFees(read: () => { windowLamports: bigint; suspended: boolean }): void {
+    new Gauge({
+      name: 'gw_escrow_claim_fees_window_lamports',
+      help: 'Network fees of escrow claims sent in the current window (GW_SPONSOR_WINDOW_SECS), all instances',
+      registers: [this.registry],
+      aggregator: 'max',
+      collect() {
+        this.set(Number(read().windowLamports));
+      },
+    });
+    new Gauge({
+      name: 'gw_escrow_offer_suspended',
+      help: '1 while escrow claim fees have reached GW_CLAIM_LAMPORTS_PER_HOUR: escrow is not offered and new deposits are refused',
+      registers: [this.registry],
+      aggregator: 'max',
+      collect() {
+        this.set(read().suspended ? 1 : 0);
+      },
+    });
+  }
+
   /** A gauge per fee payer, read from the chain at each scrape; a balance that cannot be read keeps its last value. */
   feePayerBalances(read: () => Promise<ReadonlyArray<{ address: string; lamports: bigint | null }>>): void {
     new Gauge({

@@ -5,6 +5,7 @@ import { AppLogger } from '../../../logging/app-logger';
 import type { ChatCost } from '../../billing/domain/chat-cost';
 import { SpendLog } from '../../billing/ports/spend-log';
 import type { StageTiming } from '../../ops/domain/stage-timing';
+import { paymentErrors } from '../domain/payment-errors';
 import type { Settlement } from './accepted-payment';
 import type { PaidPayment } from './paid-payment';
 import { ExactPayments, type CountedAttempt } from './exact-payments';
@@ -24,6 +25,8 @@ export interface PrepaidRequest {
   model?: string;
   /** Called just before the broadcast: from then on the request is paid, and the request timeout must not answer it with "nothing charged". */
   onBroadcast: () => void;
+  /** The payment was accepted with this receipt: whatever error ends the request from now on names it. */
+  noteReceipt: (receiptPath: string) => void;
 }
 
 /** A payment settled before serving, and what the route serves for it. */
@@ -92,18 +95,20 @@ export class PrepaidPayments {
     } finally {
       request.timing.payment('verify', performance.now() - verifying);
     }
+    if (payment.receiptPath) request.noteReceipt(payment.receiptPath);
     if (request.signal.aborted) {
       await payment.release();
       throw request.signal.reason;
     }
     const settling = performance.now();
     request.onBroadcast();
-    await payment.broadcast(null);
+    // An exact payment settles before serving (spec 4.7); an escrow deposit already has, and its claim becomes owed once the route has an answer to deliver.
+    if (payment.scheme === 'exact') await payment.broadcast(null);
     const settlement = await payment.settled();
     request.timing.payment('settle', performance.now() - settling);
     if (settlement.status === 'failed') {
-      const headers: Record<string, string> = payment.receiptPath ? { 'X-Gw-Receipt': payment.receiptPath } : {};
-      throw new GatewayError('payment.settlement_reverted', 'the payment landed on chain with an error and moved no funds; nothing was charged', headers);
+      const reverted = paymentErrors.reverted();
+      throw payment.receiptPath ? new GatewayError(reverted.code, reverted.message, { 'X-Gw-Receipt': payment.receiptPath }) : reverted;
     }
     return { payment, settlement, serviceId };
   }

@@ -19,7 +19,7 @@ const LONG_AGO = new Date(Date.now() - 3_600_000);
 
 /** A chain whose answers the test sets: the status of each signature (a queue, last one sticky), whether blockhashes live, and what was sent. */
 class ScriptedChain extends UnusedPaymentChain {
-  statuses = new Map<string, ChainStatus[]>();
+  scripted = new Map<string, ChainStatus[]>();
   blockhashLive = true;
   reachable = true;
   readonly sent: string[] = [];
@@ -36,7 +36,7 @@ class ScriptedChain extends UnusedPaymentChain {
   }
   override status(signature: string): Promise<ChainStatus> {
     if (!this.reachable) return Promise.reject(new Error('rpc down'));
-    const queue = this.statuses.get(signature) ?? ['absent'];
+    const queue = this.scripted.get(signature) ?? ['absent'];
     return Promise.resolve(queue.length > 1 ? (queue.shift() as ChainStatus) : queue[0]);
   }
   override life(signedTransaction: string): TransactionLife {
@@ -119,7 +119,7 @@ describe('SettlementReconciler', () => {
   it('settles a pending receipt whose transaction landed, charging what was paid, and converts its budget reservation', async () => {
     const { chain, receipts, budgets, reconciler, add } = world();
     const receipt = await add({ broadcastAt: LONG_AGO });
-    chain.statuses.set(`sig-of-${receipt.signedTransaction}`, ['confirmed']);
+    chain.scripted.set(`sig-of-${receipt.signedTransaction}`, ['confirmed']);
     await reconciler().runOnce();
     expect(await receipts.find(receipt.id)).toMatchObject({ status: 'settled', amountChargedAtomic: receipt.amountPaidAtomic, transactionSignature: `sig-of-${receipt.signedTransaction}` });
     expect(budgets.followed).toEqual([[receipt.id, 'settled']]);
@@ -128,7 +128,7 @@ describe('SettlementReconciler', () => {
   it('marks failed, charged nothing, a transaction that landed with an error', async () => {
     const { chain, receipts, reconciler, add } = world();
     const receipt = await add({ broadcastAt: LONG_AGO });
-    chain.statuses.set(`sig-of-${receipt.signedTransaction}`, ['failed']);
+    chain.scripted.set(`sig-of-${receipt.signedTransaction}`, ['failed']);
     await reconciler().runOnce();
     expect(await receipts.find(receipt.id)).toMatchObject({ status: 'failed', amountChargedAtomic: 0n });
   });
@@ -167,7 +167,7 @@ describe('SettlementReconciler', () => {
   it('settles a transaction that landed between the first look-up and the expiry check', async () => {
     const { chain, receipts, reconciler, add } = world();
     const receipt = await add({ broadcastAt: LONG_AGO });
-    chain.statuses.set(`sig-of-${receipt.signedTransaction}`, ['absent', 'confirmed']);
+    chain.scripted.set(`sig-of-${receipt.signedTransaction}`, ['absent', 'confirmed']);
     chain.blockhashLive = false;
     await reconciler().runOnce();
     expect((await receipts.find(receipt.id))?.status).toBe('settled');
@@ -197,7 +197,7 @@ describe('SettlementReconciler', () => {
   it('finishes a receipt once: a receipt the request finished first is left alone, its budget followed once', async () => {
     const { chain, receipts, budgets, reconciler, add } = world();
     const receipt = await add({ broadcastAt: LONG_AGO });
-    chain.statuses.set(`sig-of-${receipt.signedTransaction}`, ['confirmed']);
+    chain.scripted.set(`sig-of-${receipt.signedTransaction}`, ['confirmed']);
     const first = receipts.complete.bind(receipts);
     // The request's own confirmation lands between the reconciler's look-up and its write.
     jest.spyOn(receipts, 'complete').mockImplementationOnce(async (id, outcome) => {
@@ -213,7 +213,7 @@ describe('SettlementReconciler', () => {
     const { chain, receipts, reconciler, add } = world();
     const stuck = await Promise.all(Array.from({ length: 200 }, () => add({ broadcastAt: null })));
     const landed = await add({ broadcastAt: LONG_AGO, createdAt: new Date(LONG_AGO.getTime() + 1) });
-    chain.statuses.set(`sig-of-${landed.signedTransaction}`, ['confirmed']);
+    chain.scripted.set(`sig-of-${landed.signedTransaction}`, ['confirmed']);
     const worker = reconciler();
     await worker.runOnce();
     expect((await receipts.find(landed.id))?.status).toBe('pending');
@@ -225,7 +225,7 @@ describe('SettlementReconciler', () => {
   it('runs on one replica at a time: without the lease it does nothing', async () => {
     const { chain, receipts, leases, reconciler, add } = world();
     const receipt = await add({ broadcastAt: LONG_AGO });
-    chain.statuses.set(`sig-of-${receipt.signedTransaction}`, ['confirmed']);
+    chain.scripted.set(`sig-of-${receipt.signedTransaction}`, ['confirmed']);
     leases.holder = 'another replica';
     await reconciler().runOnce();
     expect((await receipts.find(receipt.id))?.status).toBe('pending');

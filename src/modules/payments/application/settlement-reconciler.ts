@@ -4,6 +4,7 @@ import { GatewayConfig } from '../../../config/gateway-config';
 import { AppLogger } from '../../../logging/app-logger';
 import type { Receipt, ReceiptOutcome } from '../domain/receipt';
 import { BudgetReservations } from '../ports/budget-reservations';
+import { EscrowClaims } from '../ports/escrow-claims';
 import { Leases } from '../ports/leases';
 import { PaymentChain, type ChainStatus } from '../ports/payment-chain';
 import { ReceiptStore, type ReceiptCursor } from '../ports/receipt-store';
@@ -15,7 +16,8 @@ const LEASE = 'settlement-reconciler';
 const BATCH = 200;
 
 /**
- * Finishes every `pending` receipt (docs/decisions.md, "The durable claim, receipts and the reconciler"), on a lease so one replica runs it:
+ * Finishes every `pending` receipt (docs/decisions.md, "The durable claim, receipts and the reconciler"), on a lease so one replica runs it;
+ * an escrow receipt whose answer never began is `not_charged`, and the claim processor finishes the rest of escrow's:
  * a landed transaction is `settled` (or `failed` when it landed with an error); one not found is
  * rebroadcast, identical bytes, while its blockhash lives; once the blockhash has expired and a
  * second history search still finds nothing it is `failed` if it was broadcast, else `not_charged`.
@@ -37,6 +39,7 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
     private readonly config: GatewayConfig,
     @Optional() private readonly receipts?: ReceiptStore,
     @Optional() private readonly leases?: Leases,
+    @Optional() private readonly claims?: EscrowClaims,
   ) {
     logger.setContext(SettlementReconciler.name);
   }
@@ -73,6 +76,7 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
     const { confirmMs } = this.config.settlement;
     // Younger receipts may still belong to a request in progress on some replica.
     const unbroadcastCutoff = now - this.config.http.requestTimeoutMs - confirmMs;
+    await this.abandonUnclaimed(new Date(unbroadcastCutoff));
     for (const receipt of pending) {
       const ripe = receipt.broadcastAt ? receipt.broadcastAt.getTime() < now - confirmMs : receipt.createdAt.getTime() < unbroadcastCutoff;
       if (!ripe) continue;
@@ -83,6 +87,20 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
       } catch (err) {
         this.logger.warn({ err, receipt: receipt.id }, 'could not reconcile a pending receipt; retrying next pass');
       }
+    }
+  }
+
+  /**
+   * Escrow receipts whose answer never began (no claim row) once the request timeout and the
+   * confirmation window have passed since acceptance: `not_charged`, budget line released. The
+   * claim processor finishes the others from their claims.
+   */
+  private async abandonUnclaimed(createdBefore: Date): Promise<void> {
+    if (!this.claims) return;
+    for (const id of await this.claims.abandonUnclaimed(createdBefore, BATCH)) {
+      this.logger.info({ receipt: id }, 'escrow receipt whose answer never began: not charged');
+      this.metrics.settlement('reconciled_not_charged');
+      await this.budgets.follow(id, 'not_charged').catch((err: unknown) => this.logger.error({ err, receipt: id }, 'budget reservation could not follow its receipt'));
     }
   }
 

@@ -28,6 +28,9 @@ export const paymentErrors = {
     new GatewayError('payment.escrow_expiry_outside_window', `deposit expiry_slot ${expirySlot} is outside the accepted window ${min} to ${max}; see GET /v1/escrow/config and sign a new deposit`),
   escrowExists: () => new GatewayError('payment.escrow_exists', 'an escrow for this agent and service_id already exists; every request needs a fresh service_id'),
   escrowBarred: (wallet: string) => new GatewayError('payment.escrow_barred', `wallet ${wallet} may no longer pay with escrow (a claim crediting it was rejected by the program); pay with exact`),
+  escrowBelowMinimum: (minimum: bigint) =>
+    new GatewayError('payment.escrow_below_minimum', `escrow is accepted only for quotes of at least ${minimum} atomic USDC (GW_ESCROW_MIN_ATOMIC); pay this request with exact`),
+  escrowSuspended: () => new GatewayError('payment.escrow_suspended', 'escrow is not accepted for now: its claim fees have reached their hourly bound; pay with exact, or see GET /v1/escrow/config'),
   channelUnavailable: () => new GatewayError('payment.channel_unavailable', 'channel payments are not available on this gateway'),
   replayed: (replayKey: string) => new PaymentReplayed(replayKey),
   unverifiable: () => new GatewayError('payment.unverifiable', PAYMENT_VERIFICATION_FAILED),
@@ -47,6 +50,7 @@ export const paymentErrors = {
   sourceCommitted: () => new GatewayError('rate_limit.payment_in_flight', RATE_LIMITED_MESSAGE, rateLimitHeaders({ allowed: false, limit: 1, remaining: 0, resetSecs: 1 })),
   replayStoreFull: () => new GatewayError('payment.replay_store_full', 'too many payments in flight on this instance; retry shortly'),
   receiptsUnavailable: () => new GatewayError('receipt.storage_unavailable', 'receipt storage is unavailable; the payment was not used, retry shortly'),
+  reverted: () => new GatewayError('payment.settlement_reverted', 'the payment landed on chain with an error and moved no funds; nothing was charged'),
   settlementFailed: (receiptPath: string | null) =>
     new GatewayError(
       'payment.settlement_failed',

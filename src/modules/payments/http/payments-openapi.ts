@@ -34,6 +34,8 @@ const NULLABLE_INTEGER = nullable(INTEGER);
 
 export const ESCROW_CONFIG: JsonSchema = object({
   enabled: { type: 'boolean' },
+  offered: { type: 'boolean', description: 'whether new escrow deposits are taken now (false while escrow is off, or while its claim fees have reached their hourly bound)' },
+  min_atomic: { ...ATOMIC_USDC, description: 'the smallest quote escrow is offered and accepted for' },
   program_id: nullable(STRING),
   provider: nullable(STRING),
   mint: STRING,

@@ -47,6 +47,7 @@ export class X402Guard implements CanActivate {
       signal: req.gw.signal,
       timing: req.gw.timing,
       onBroadcast: () => req.gw.suspendTimeout(),
+      noteReceipt: (receiptPath: string) => req.gw.noteReceipt(receiptPath),
     };
     paidCalls.set(req, { input, serving: offer.serving, prepaid: await this.prepaid.settle(payment, attempt, request, service.id) });
     return true;

@@ -54,9 +54,6 @@ export abstract class EscrowChain {
 
   abstract verifyDeposit(transactionBase64: string, expectations: DepositExpectations): VerifiedDeposit;
 
-  /** The current slot, at `confirmed`. */
-  abstract slot(): Promise<bigint>;
-
   /** Whether the escrow account exists (a reused service id, or a deposit already landed). */
   abstract escrowExists(escrow: string): Promise<boolean>;
 

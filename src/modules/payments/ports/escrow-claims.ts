@@ -1,7 +1,7 @@
 /** Spec 3.2 and docs/decisions.md, "Escrow": a claim row's life. */
 export type EscrowClaimStatus = 'pending' | 'in_progress' | 'completed' | 'failed';
 
-/** What to claim from one escrow once its answer was delivered. */
+/** What to claim from one escrow whose answer has begun. */
 export interface NewEscrowClaim {
   /** The receipt of the escrow payment; one claim per receipt. */
   receiptId: string;
@@ -11,7 +11,7 @@ export interface NewEscrowClaim {
   /** The deposit's service id, base64 of 32 bytes. */
   serviceId: string;
   depositAtomic: bigint;
-  /** The real cost to claim, never above the deposit. */
+  /** What to claim, never above the deposit: the quote until the answer ends, then its real cost. */
   claimAtomic: bigint;
   expirySlot: bigint;
 }
@@ -21,10 +21,14 @@ export interface EscrowClaim extends NewEscrowClaim {
   status: EscrowClaimStatus;
   /** Attempts that failed so far. */
   attempts: number;
-  nextRetryAt: Date;
-  /** While `in_progress`: until when the instance that leased it may work on it. */
+  /** When the claim may be worked: once its answer could no longer be running, then when it ended, then after each failed attempt's backoff. */
+  dueAt: Date;
+  /** While `in_progress`: until when `leaseHolder` may work on it. */
   leaseUntil: Date | null;
-  /** The last claim transaction sent (recorded before the send), so whoever works the claim next can ask the chain about it first. */
+  leaseHolder: string | null;
+  /** Every claim transaction sent for it, oldest first, each recorded before its send: the chain is asked about all of them. */
+  claimSignatures: string[];
+  /** The claim transaction that landed, once `completed`. */
   claimSignature: string | null;
   lastError: string | null;
   createdAt: Date;
@@ -38,31 +42,45 @@ export interface EscrowClaimCounts {
 }
 
 /**
- * The durable claim queue (PostgreSQL or PGlite). Several instances work it at once: a lease moves
- * a claim to `in_progress` for one of them (rows locked with SKIP LOCKED), and a claim whose lease
- * lapsed is due again, so an instance that died never strands one.
+ * The durable claim queue (PostgreSQL or PGlite), beside the receipts it finishes. Several
+ * instances work it at once: a lease moves one claim to `in_progress` for one holder, who renews it
+ * while working; every later move names the holder, so an instance whose lease lapsed (it stalled,
+ * or died) can no longer move a claim another instance has taken.
  */
 export abstract class EscrowClaims {
-  /** Queues a claim; a second one for the same receipt is ignored (false). */
-  abstract enqueue(claim: NewEscrowClaim, now: Date): Promise<boolean>;
+  /**
+   * Writes the claim of an answer whose first content is going out, due at `dueAt`. Only while its
+   * receipt is pending: atomically against `abandonUnclaimed`, so a receipt is never both ended
+   * uncharged and claimed. False when the receipt is no longer pending, or already has a claim.
+   */
+  abstract open(claim: NewEscrowClaim, dueAt: Date): Promise<boolean>;
+
+  /** The answer ended: what to claim, due at `dueAt`. Only a claim still pending and never attempted; false otherwise. */
+  abstract finalize(receiptId: string, claimAtomic: bigint, dueAt: Date): Promise<boolean>;
+
+  /** The oldest due claim (pending with `dueAt <= now`, or in progress with a lapsed lease), in progress for `holder` until `leaseUntil`; null when none is due. */
+  abstract lease(now: Date, holder: string, leaseUntil: Date): Promise<EscrowClaim | null>;
+
+  /** Extends the holder's lease; false when it no longer holds it. */
+  abstract renew(id: string, holder: string, leaseUntil: Date): Promise<boolean>;
+
+  /** Adds the claim transaction about to be sent, before the send; false when the holder no longer holds the lease (then it must not send). */
+  abstract recordAttempt(id: string, holder: string, claimSignature: string): Promise<boolean>;
+
+  /** The claim landed: `completed`. False when the holder no longer holds it. */
+  abstract complete(id: string, holder: string, claimSignature: string): Promise<boolean>;
+
+  /** Back to `pending`, due at `dueAt`, one more attempt counted; nothing when the holder no longer holds it. */
+  abstract retry(id: string, holder: string, dueAt: Date, error: string): Promise<void>;
+
+  /** The claim will never land (rejected by the program, or its escrow gone unclaimed): `failed`. False when the holder no longer holds it. */
+  abstract fail(id: string, holder: string, error: string): Promise<boolean>;
 
   /**
-   * Up to `limit` due claims (pending with `nextRetryAt <= now`, or in progress with a lapsed
-   * lease), oldest first, moved to `in_progress` with `leaseUntil`.
+   * Pending escrow receipts created before `createdBefore` that never got a claim (their answer
+   * never began), moved to `not_charged`, at most `limit`; returns their ids.
    */
-  abstract lease(limit: number, now: Date, leaseUntil: Date): Promise<EscrowClaim[]>;
-
-  /** Records the claim transaction about to be sent (before the send). */
-  abstract recordAttempt(id: string, claimSignature: string): Promise<void>;
-
-  /** The claim landed: `completed`. False when it was not in progress (another instance finished it). */
-  abstract complete(id: string, claimSignature: string): Promise<boolean>;
-
-  /** Back to `pending` until `nextRetryAt`, one more attempt counted. */
-  abstract retry(id: string, nextRetryAt: Date, error: string): Promise<void>;
-
-  /** The claim will never land (rejected by the program, or its escrow expired): `failed`. False when it was final already. */
-  abstract fail(id: string, error: string): Promise<boolean>;
+  abstract abandonUnclaimed(createdBefore: Date, limit: number): Promise<string[]>;
 
   abstract counts(): Promise<EscrowClaimCounts>;
 

@@ -54,7 +54,7 @@ export interface TransactionLife {
 
 /**
  * The chain an `exact` payment is checked against and settled on. Application code reaches
- * Solana only through this port. `blockhashValid`, `simulate`, `latestBlockhash`, `blockHeight`, `lamports` and `status` reject only when the
+ * Solana only through this port. `blockhashValid`, `simulate`, `latestBlockhash`, `blockHeight`, `lamports`, `status`, `statuses` and `slot` reject only when the
  * RPC cannot be reached; `send` and `confirm` never reject.
  */
 export abstract class PaymentChain {
@@ -94,6 +94,12 @@ export abstract class PaymentChain {
 
   /** The transaction's status, searching the history too. */
   abstract status(signature: string): Promise<ChainStatus>;
+
+  /** The statuses of several transactions in one look-up, history included, in their order. */
+  abstract statuses(signatures: readonly string[]): Promise<ChainStatus[]>;
+
+  /** The current slot, at `confirmed` (escrow expiries and channel vouchers are counted in slots). */
+  abstract slot(): Promise<bigint>;
 
   /** Reads a prepared transaction's id and what bounds its life. */
   abstract life(signedTransaction: string): TransactionLife;
