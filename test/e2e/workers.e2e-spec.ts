@@ -15,7 +15,8 @@ import { closedPort } from '../support/network';
 import { createTestDatabase } from '../support/postgres';
 import { CHAT_PATH, chatBody, quote, specPaymentHeader, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { emptyRedisDatabase, serviceAvailable } from '../support/services';
-import { FINAL_STATUSES, fundedPayer, readReceiptsUntil, until } from '../support/settlement-probes';
+import { escrowPaymentHeader, refundAtExpiry } from '../support/escrow-payments';
+import { FINAL_STATUSES, fundedPayer, longText, readReceiptsUntil, until } from '../support/settlement-probes';
 import { expectAll, REPLAYED } from '../support/settlement-world';
 
 const repo = join(__dirname, '..', '..');
@@ -135,6 +136,29 @@ async function receiptRows(databaseUrl: string): Promise<ReceiptRow[]> {
   } finally {
     await pg.end();
   }
+}
+
+/** A request on a connection of its own whose body is read as it comes: `text()` so far, `done` once the connection ends, whole or cut. */
+function streamOnce(
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string>,
+): { text: () => string; done: Promise<{ status: number; headers: IncomingHttpHeaders; complete: boolean }> } {
+  let text = '';
+  const done = new Promise<{ status: number; headers: IncomingHttpHeaders; complete: boolean }>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers, agent: false }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      const ended = (): void => resolve({ status: res.statusCode ?? 0, headers: res.headers, complete: res.complete && text.includes('[DONE]') });
+      res.on('end', ended);
+      res.on('close', ended);
+      res.on('error', ended);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  return { text: () => text, done };
 }
 
 /** The id of the transaction in a PAYMENT-SIGNATURE header: its first signature, the payer's in the client-paid layout. */
@@ -307,7 +331,8 @@ describe('GW_WORKERS', () => {
     describe('on the local chain: state shared by the workers', () => {
       let world: PaidWorld;
       beforeAll(async () => {
-        world = await startPaidWorld();
+        // With the escrow program too: exact payments are what most tests here pay with; one pays with escrow.
+        world = await startPaidWorld({ escrow: true });
       });
       afterEach(() => world.upstreams.resetAll());
       afterAll(() => world?.close());
@@ -453,6 +478,49 @@ describe('GW_WORKERS', () => {
             for (let i = 0; i < 2; i++) expect(JSON.parse((await admin('GET')).body)).toMatchObject({ daily: Number(limit), daily_spend: limit });
             expect(await gateway.servedBy(requestIds(answers))).toEqual(new Set(pids));
           }),
+        120_000,
+      );
+
+      it(
+        'claims the escrow answer of a worker killed mid-answer: its claim was written at the first content, and the survivor lands it once due',
+        () =>
+          onPaidWorkers(
+            // The claim of an answer whose instance died is due after the longest answer, its confirmation and the shutdown grace: 8 s here.
+            { GW_STREAM_MAX_SECS: '6', GW_SETTLEMENT_CONFIRM_SECS: '1', GW_CLAIM_INTERVAL_MS: '100', GW_LEASE_TTL_SECS: '2' },
+            async ({ gateway, port, client, pids }) => {
+              const escrow = world.escrow as NonNullable<PaidWorld['escrow']>;
+              const agent = fundedPayer(world);
+              const body = chatBody({ stream: true });
+              const quoted = await requestOnce(port, CHAT_PATH, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+              const offer = (JSON.parse(quoted.body) as { accepts: Array<{ scheme: string; amount: string }> }).accepts.find((entry) => entry.scheme === 'escrow');
+              const amount = BigInt((offer as { amount: string }).amount);
+              const { header, serviceId, expirySlot } = await escrowPaymentHeader(world, client, { amount, agent });
+              const before = { agent: world.localnet.usdcBalance(agent.publicKey), provider: world.localnet.usdcBalance(escrow.provider.publicKey) };
+              // 150 words, one every 30 ms: the worker dies about a third of the way in.
+              world.upstreams.openai.setDefault({ kind: 'reply', text: longText(150), chunkDelayMs: 30 });
+
+              // Connections go to the workers in turn: the one after this probe's goes to the other worker.
+              const probe = await getOnce(port, '/health/live');
+              const [probed] = await gateway.servingPids([String(probe.headers['x-gw-request-id'])]);
+              const victim = pids.find((pid) => pid !== probed) as number;
+              const streamed = streamOnce(port, CHAT_PATH, JSON.stringify(body), { 'content-type': 'application/json', 'payment-signature': header });
+              await until(() => (streamed.text().match(/word\d+/g) ?? []).length >= 50, 10_000, 'fifty words streamed');
+              process.kill(victim, 'SIGKILL');
+              const cut = await streamed.done;
+              expect(cut.status).toBe(200);
+              expect(cut.complete).toBe(false);
+              const receiptPath = String(cut.headers['x-gw-receipt']);
+
+              // Nothing else ever finishes this answer: the survivor claims it once due, for the quote (its usage is unknown).
+              const [{ receipt, last }] = await readReceiptsUntil([client], [receiptPath], (r) => r.status !== 'pending', 30_000);
+              expect(receipt ?? last).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString() });
+              expect(gateway.lines.some((line) => line.pid !== victim && line.msg === 'escrow claimed')).toBe(true);
+              // After the agent's refund at expiry (which finds the escrow closed), its loss is what the receipt says, the provider's gain the same.
+              await refundAtExpiry(world, agent, serviceId, expirySlot);
+              expect(before.agent - world.localnet.usdcBalance(agent.publicKey)).toBe(amount);
+              expect(world.localnet.usdcBalance(escrow.provider.publicKey) - before.provider).toBe(amount);
+            },
+          ),
         120_000,
       );
 
