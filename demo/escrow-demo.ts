@@ -12,7 +12,8 @@ import { encodePaymentSignature } from '../libs/x402';
 import { formatUsdc } from '../src/modules/billing/domain/atomic-usdc';
 import { startDemoWorld } from './demo-world';
 
-const BODY = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello to a new escrow user.' }], max_tokens: 400 };
+// Escrow is offered for quotes of at least GW_ESCROW_MIN_ATOMIC (31,500 atomic units by default): an answer of up to 4,000 tokens of GPT-4o is quoted above it.
+const BODY = { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Say hello to a new escrow user.' }], max_tokens: 4000 };
 
 export async function escrowDemo(line: (title: string, text: string) => void): Promise<void> {
   const programId = Keypair.generate().publicKey;

@@ -1,4 +1,5 @@
 import { Keypair, LAMPORTS_PER_SOL, VersionedTransaction } from '@solana/web3.js';
+import bs58 from 'bs58';
 import type { RunningGateway } from '../../../src/gateway';
 import { a2aCall, userMessage, type A2ATaskBody } from '../../support/a2a-client';
 import { TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
@@ -95,12 +96,16 @@ describe('escrow under faults', () => {
       500,
     );
 
-  /** The claim transactions sent to the node (paid by the gateway's fee payer), by escrow address. */
+  /** Fee payers beside the world's, for a gateway whose claim attempts must differ (each attempt takes the next fee payer). */
+  const moreFeePayers = [Keypair.generate(), Keypair.generate()];
+  const feePayerKeys = (): string => [world.feePayer, ...moreFeePayers].map((key) => bs58.encode(key.secretKey)).join(',');
+
+  /** The claim transactions sent to the node (paid by one of the gateway's fee payers), by escrow address. */
   const claimSends = new Map<string, number>();
   const countClaims = (params: unknown): boolean => {
     const [encoded] = params as [string];
     const keys = VersionedTransaction.deserialize(Buffer.from(encoded, 'base64')).message.staticAccountKeys;
-    if (!keys[0].equals(world.feePayer.publicKey)) return false;
+    if (![world.feePayer, ...moreFeePayers].some((feePayer) => keys[0].equals(feePayer.publicKey))) return false;
     // The claim's accounts begin with the escrow (libs/escrow, claimInstruction).
     for (const key of keys) claimSends.set(key.toBase58(), (claimSends.get(key.toBase58()) ?? 0) + 1);
     return true;
@@ -228,7 +233,9 @@ describe('escrow under faults', () => {
   });
 
   it('F1: a claim the node took but that landed late, while its retry failed on the closed escrow, settles the receipt at what landed', async () => {
-    const gateway = await start();
+    // Three fee payers: each attempt is paid by the next, so no retry is the same transaction as an attempt before it (a cluster's blockhash would move on too).
+    for (const feePayer of moreFeePayers) world.localnet.airdrop(feePayer.publicKey, LAMPORTS_PER_SOL);
+    const gateway = await start({ GW_FEE_PAYER_KEYS: feePayerKeys() });
     const agent = newAgent();
     const agentBefore = usdc(agent);
     const providerBefore = usdc(provider());
@@ -245,14 +252,14 @@ describe('escrow under faults', () => {
     const res = await postChat(gateway, chatBody(), { 'payment-signature': header });
     expect(res.status).toBe(200);
     const path = res.headers.get('x-gw-receipt') as string;
-    // The first claim was taken but not landed; the gateway, not seeing it land, sent another.
+    // The first claim was taken but not landed; the gateway, not seeing it land, sent another, paid by another fee payer.
     await pollUntil(
       async () => claims,
       (count) => count >= 2,
       10_000,
     );
     expect((await receipt(gateway, path)).status).toBe('pending');
-    // The node now lands them in order: the first claim pays; the second finds the escrow closed.
+    // The node now lands them in order: the first claim pays; the second finds the escrow closed, as does any later attempt.
     proxy.mode({ kind: 'pass' });
 
     const settled = await finalReceipt(gateway, path);
