@@ -79,7 +79,7 @@ describe('the README commands', () => {
     const amount = /1\. The quote \(HTTP 402\)\n {2}(\d+) atomic USDC/.exec(out)?.[1];
     expect(amount).toBeDefined();
     expect(out).toContain('2. The payment (PAYMENT-SIGNATURE)');
-    expect(out).toMatch(/3\. The answer \(HTTP 200\)\n {2}openai\/gpt-4o: "fake openai reply to: /);
+    expect(out).toMatch(/3\. The answer \(HTTP 200\)\n {2}openai\/gpt-4o-mini: "fake openai reply to: /);
     expect(out).toContain('"status": "settled"');
     expect(out).toContain('Balances before\n  payer 5.000000 USDC, gateway recipient 0.000000 USDC');
     const after = (5_000_000 - Number(amount)).toString().padStart(7, '0');

@@ -209,6 +209,27 @@ function budgetsSuite(open: () => Promise<{ dataSource: DataSource; close: () =>
     expect(await store.spend({ kind: 'wallet', wallet: wallet() }, clock)).toEqual({ hourly: 0n, daily: 0n, monthly: 0n });
   });
 
+  it('makes lines still held after their receipt ended follow it: settled at what was charged, released when nothing was', async () => {
+    const payer = wallet();
+    const subject = { kind: 'wallet', wallet: payer } as const;
+    await store.setLimits(subject, { ...UNCAPPED, daily: 10n * A }, ADMIN);
+    const [claimed, released, pending] = [randomUUID(), randomUUID(), randomUUID()];
+    for (const id of [claimed, released, pending]) {
+      expect(await reservations.reserve(id, payer, A)).toBeNull();
+      await writeReceipt(dataSource, id, payer);
+    }
+    // The receipts ended, but their instance died before the lines could follow (an escrow claim of less than the deposit, a release).
+    await dataSource.query(`UPDATE receipts SET status = 'settled', amount_charged_atomic = $2 WHERE id = $1`, [claimed, (A / 4n).toString()]);
+    await dataSource.query(`UPDATE receipts SET status = 'not_charged' WHERE id = $1`, [released]);
+
+    expect(await reservations.followEnded()).toBe(2);
+    expect(await linesOf(dataSource, claimed)).toEqual([{ status: 'settled', amount_atomic: (A / 4n).toString() }]);
+    expect(await linesOf(dataSource, released)).toEqual([]);
+    expect(await linesOf(dataSource, pending)).toEqual([{ status: 'held', amount_atomic: A.toString() }]);
+    expect(await store.spend(subject, clock)).toEqual({ hourly: A / 4n, daily: A / 4n, monthly: A / 4n });
+    expect(await reservations.followEnded()).toBe(0);
+  });
+
   it('counts a reservation in the window of its reserved_at: the previous hour, day or month no longer counts', async () => {
     const payer = wallet();
     const subject = { kind: 'wallet', wallet: payer } as const;

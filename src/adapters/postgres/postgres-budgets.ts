@@ -88,6 +88,21 @@ export class PostgresBudgetReservations extends BudgetReservations {
     } else if (status === 'settled') await this.dataSource.query(`UPDATE budget_reservations SET status = 'settled' WHERE receipt_id = $1`, [receiptId]);
     else await this.dataSource.query('DELETE FROM budget_reservations WHERE receipt_id = $1', [receiptId]);
   }
+  async followEnded(): Promise<number> {
+    // What `follow` would have done: spend of what was charged (never more than reserved), or released.
+    const [settled] = (await this.dataSource.query(
+      `UPDATE budget_reservations line SET status = 'settled', amount_atomic = LEAST(line.amount_atomic, receipt.amount_charged_atomic)
+       FROM receipts receipt WHERE receipt.id = line.receipt_id AND line.status = 'held' AND receipt.status = 'settled'
+       RETURNING line.receipt_id`,
+    )) as [unknown[], number];
+    const [released] = (await this.dataSource.query(
+      `DELETE FROM budget_reservations line USING receipts receipt
+       WHERE receipt.id = line.receipt_id AND line.status = 'held' AND receipt.status IN ('failed', 'not_charged')
+       RETURNING line.receipt_id`,
+    )) as [unknown[], number];
+    return settled.length + released.length;
+  }
+
   async isBudgeted(payerWallet: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
       `SELECT 1 FROM budgets

@@ -183,14 +183,18 @@ describeWithPostgres('the escrow lifecycle under faults, as a property', () => {
     await sleep(800);
     chain.mode({ kind: 'pass' });
 
-    // Every receipt of the run ends within its window (the survivor finishes what a crashed instance left).
+    // Every receipt of the run ends within its window, and its budget line follows it (the survivor finishes what a crashed instance left).
     const started = Date.now();
     let receipts: Array<{ id: string; status: string; charged: string }> = [];
+    let lines: Array<{ status: string; amount: string }> = [];
     for (;;) {
       receipts = (
         await db.query<{ id: string; status: string; charged: string }>('SELECT id, status, amount_charged_atomic::text AS charged FROM receipts WHERE payer_wallet = $1', [agent.publicKey.toBase58()])
       ).rows;
-      if (receipts.every((receipt) => receipt.status !== 'pending') || Date.now() - started > RECEIPT_WINDOW_MS) break;
+      const ids = receipts.map((receipt) => receipt.id);
+      lines = (await db.query<{ status: string; amount: string }>('SELECT status, amount_atomic::text AS amount FROM budget_reservations WHERE receipt_id = ANY($1::uuid[])', [ids])).rows;
+      const ended = receipts.every((receipt) => receipt.status !== 'pending') && lines.every((line) => line.status !== 'held');
+      if (ended || Date.now() - started > RECEIPT_WINDOW_MS) break;
       await sleep(200);
     }
     closing.push(instance.close());
@@ -200,11 +204,6 @@ describeWithPostgres('the escrow lifecycle under faults, as a property', () => {
     // The agent takes back what was not claimed once the escrow expires.
     await refundAtExpiry(world, agent, serviceId, expirySlot);
     const charged = receipts.reduce((sum, receipt) => sum + BigInt(receipt.charged), 0n);
-    const lines = (
-      await db.query<{ status: string; amount: string; receipt_id: string }>('SELECT status, amount_atomic::text AS amount, receipt_id FROM budget_reservations WHERE receipt_id = ANY($1::uuid[])', [
-        receipts.map((r) => r.id),
-      ])
-    ).rows;
     expect({
       scenario,
       agentLoss: before.agent - usdc(agent),

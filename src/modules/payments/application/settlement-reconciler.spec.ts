@@ -83,6 +83,9 @@ class RecordedBudgets extends BudgetReservations {
     this.followed.push([receiptId, status]);
     return Promise.resolve();
   }
+  followEnded(): Promise<number> {
+    return Promise.resolve(0);
+  }
   isBudgeted(): Promise<boolean> {
     return Promise.resolve(false);
   }

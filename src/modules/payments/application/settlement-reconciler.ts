@@ -77,6 +77,8 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
     // Younger receipts may still belong to a request in progress on some replica.
     const unbroadcastCutoff = now - this.config.http.requestTimeoutMs - confirmMs;
     await this.abandonUnclaimed(new Date(unbroadcastCutoff));
+    const followed = await this.budgets.followEnded();
+    if (followed > 0) this.logger.warn({ lines: followed }, 'budget lines held past their receipt now follow it');
     for (const receipt of pending) {
       const ripe = receipt.broadcastAt ? receipt.broadcastAt.getTime() < now - confirmMs : receipt.createdAt.getTime() < unbroadcastCutoff;
       if (!ripe) continue;

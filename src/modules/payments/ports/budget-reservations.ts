@@ -17,6 +17,13 @@ export abstract class BudgetReservations {
    */
   abstract follow(receiptId: string, status: Exclude<ReceiptStatus, 'pending'>, chargedAtomic?: bigint): Promise<void>;
 
+  /**
+   * Reservations still held whose receipt has ended follow it now: the follow after a receipt's
+   * end is a second write, lost when the instance died (or storage failed) between the two.
+   * Returns how many followed.
+   */
+  abstract followEnded(): Promise<number>;
+
   /** Whether the payer has a budget of its own or is in a team that has one. */
   abstract isBudgeted(payerWallet: string): Promise<boolean>;
 }
@@ -28,6 +35,10 @@ export class UnlimitedBudgets extends BudgetReservations {
 
   follow(): Promise<void> {
     return Promise.resolve();
+  }
+
+  followEnded(): Promise<number> {
+    return Promise.resolve(0);
   }
 
   isBudgeted(): Promise<boolean> {
