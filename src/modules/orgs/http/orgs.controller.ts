@@ -14,12 +14,14 @@ import { AddMemberDto, AddTeamWalletDto, CreateOrgDto, CreateTeamDto, IssueKeyDt
 import { IdPipe } from './id.pipe';
 import { API_KEY, API_KEYS, AUDIT_PAGE, BUDGET, ISSUED_KEY, MEMBER, MEMBERS, ORG, TEAM, TEAM_WALLET, TEAM_WALLETS, TEAMS } from './org-openapi';
 import { auditView, budgetView, keyView, listView, memberView, orgView, teamView, teamWalletView } from './org-views';
+import { BodyLimit, SMALL_BODY_LIMIT } from '../../../http/body-limits';
 
 /** Requests per minute per client across the enterprise routes (docs/decisions.md, "Enterprise"). */
 export const ENTERPRISE_RATE_LIMIT = 120;
 
 /** The enterprise API (spec 4.9): orgs, members, teams, team wallets, API keys and the audit. */
 @Controller('v1/orgs')
+@BodyLimit(SMALL_BODY_LIMIT)
 @RouteRateLimit('enterprise', ENTERPRISE_RATE_LIMIT)
 @ApiErrors('org.storage_not_configured', 'org.already_exists', 'org.team_not_found', 'org.key_not_found', 'org.role_not_grantable', 'request.invalid_query')
 export class OrgsController {

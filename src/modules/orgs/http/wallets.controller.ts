@@ -14,9 +14,11 @@ import { BudgetDto, budgetLimits } from './budget-dto';
 import { ENTERPRISE_RATE_LIMIT } from './orgs.controller';
 import { BUDGET, WALLET_STATS } from './org-openapi';
 import { budgetView, walletStatsView } from './org-views';
+import { BodyLimit, SMALL_BODY_LIMIT } from '../../../http/body-limits';
 
 /** A payer wallet's own budget (spec 4.9: the admin token only; an org key is 403) and its stats. */
 @Controller('v1/wallets')
+@BodyLimit(SMALL_BODY_LIMIT)
 @RouteRateLimit('enterprise', ENTERPRISE_RATE_LIMIT)
 @ApiErrors('org.storage_not_configured', 'org.wallet_not_found', 'request.invalid_path', 'request.invalid_query')
 export class WalletsController {
