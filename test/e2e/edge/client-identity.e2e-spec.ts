@@ -15,7 +15,11 @@ function proxyV1(client: string): string {
 async function send(url: string, preamble: string | Uint8Array, path: string, body: string | null, headers: Record<string, string> = {}, from = '127.0.0.1'): Promise<number | null> {
   const client = new RawConnection(url, from);
   if (preamble.length > 0) await client.write(Buffer.from(preamble));
-  const head = requestHead(body === null ? 'GET' : 'POST', path, { connection: 'close', ...(body === null ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }), ...headers });
+  const head = requestHead(body === null ? 'GET' : 'POST', path, {
+    connection: 'close',
+    ...(body === null ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+    ...headers,
+  });
   await client.write(head + (body ?? ''));
   const answer = await client.response;
   await client.closed;
