@@ -1,5 +1,7 @@
-import { Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Global, Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
+import { RateLimitsModule } from '../modules/rate-limits/rate-limits.module';
+import { AdminTokenThrottle } from './admin-token';
 import { RouteTable } from './body-limits';
 import { ConnectionGate } from './connection-gate';
 import { ConcurrencyLimitMiddleware, InFlightTrackingMiddleware } from './concurrency-limit.middleware';
@@ -17,9 +19,14 @@ import { RequestTimeoutMiddleware } from './request-timeout.middleware';
  * security headers, cancellation), metrics, CORS, in-flight tracking, the route's JSON body,
  * concurrency cap, timeout. Being Nest middleware on every path, it also runs for unknown routes,
  * so their 404 gets the same headers. Bodies typed as DTO classes are validated by one global pipe.
+ * Global, for the admin token's throttle that every admin guard and /health share.
  */
+@Global()
 @Module({
+  imports: [RateLimitsModule],
+  exports: [AdminTokenThrottle],
   providers: [
+    AdminTokenThrottle,
     RouteTable,
     ConnectionGate,
     BodyBytesInFlight,
