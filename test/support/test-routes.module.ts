@@ -170,4 +170,3 @@ class TestRoutesController {
 
 @Module({ controllers: [TestRoutesController], providers: [{ provide: OrgApiKeys, useClass: TestOrgApiKeys }] })
 export class TestRoutesModule {}
-
