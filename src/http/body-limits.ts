@@ -14,10 +14,13 @@ export const PRICE_BODY_LIMIT = 16 * 1024;
 
 const BODY_LIMIT = Symbol('gw:bodyLimit');
 
+/** Methods whose routes take the body limit their controller declares; any other route (GET, DELETE, ...) declares its own or takes none. */
+const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
+
 /**
- * The most body bytes a route takes (on a controller: each of its routes that takes a body). A route
- * without it, and every GET and HEAD, takes no body: one is refused with 413 before it is read
- * (docs/decisions.md, "Bodies at the edge").
+ * The most body bytes a route takes (on a controller: each of its POST, PUT and PATCH routes). A
+ * route without one, and every GET and HEAD, takes no body: one is refused with 413 before it is
+ * read (docs/decisions.md, "Bodies at the edge").
  */
 export function BodyLimit(bytes: number): MethodDecorator & ClassDecorator {
   return SetMetadata(BODY_LIMIT, bytes);
@@ -93,7 +96,7 @@ export class RouteTable {
           const requestMethod = this.reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler);
           if (requestMethod === undefined) continue;
           const method = RequestMethod[requestMethod];
-          const declared = this.reflector.getAllAndOverride<number | undefined>(BODY_LIMIT, [handler, controller]);
+          const declared = this.reflector.get<number | undefined>(BODY_LIMIT, handler) ?? (BODY_METHODS.has(method) ? this.reflector.get<number | undefined>(BODY_LIMIT, controller) : undefined);
           const limit = method === 'GET' || method === 'HEAD' ? 0 : (declared ?? 0);
           for (const prefix of prefixes) {
             for (const path of pathsOf(this.reflector.get<string | string[] | undefined>(PATH_METADATA, handler))) {
