@@ -31,8 +31,6 @@ const BODY_ERRORS: readonly ErrorCode[] = [
   'request.body_too_large',
   'request.malformed_json',
   'request.body_aborted',
-  'request.body_length_mismatch',
-  'request.unreadable_body',
   'request.receive_timeout',
   'request.nesting_too_deep',
   'request.invalid_body',
