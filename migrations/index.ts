@@ -7,6 +7,8 @@ import { SpendLogByPayer1764500000000 } from './1764500000000-spend-log-by-payer
 import { CreateServices1764600000000 } from './1764600000000-create-services';
 import { Escrow1764700000000 } from './1764700000000-escrow';
 import { EscrowClaimsUnderFaults1764750000000 } from './1764750000000-escrow-claims-under-faults';
+import { OperatorAudit1764800000000 } from './1764800000000-operator-audit';
+import { TeamWalletConsent1764900000000 } from './1764900000000-team-wallet-consent';
 
 /** Every migration, oldest first. Listed rather than globbed so tests (TS) and the build (JS) load the same set. */
 export const MIGRATIONS = [
@@ -19,4 +21,6 @@ export const MIGRATIONS = [
   CreateServices1764600000000,
   Escrow1764700000000,
   EscrowClaimsUnderFaults1764750000000,
+  OperatorAudit1764800000000,
+  TeamWalletConsent1764900000000,
 ];

@@ -9,7 +9,6 @@ import { RedisStateModule } from './adapters/redis/redis-state.module';
 import { SolanaModule } from './adapters/solana/solana.module';
 import { ToolsUpstreamsModule } from './adapters/tools/tools-upstreams.module';
 import type { GatewayConfig } from './config/gateway-config';
-import { BodyLimits, ROUTE_BODY_LIMITS } from './http/body-limits';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { HttpEdgeModule } from './http/http-edge.module';
 import { CoreModule } from './core/core.module';
@@ -26,8 +25,6 @@ import { DiscoveryModule } from './modules/discovery/discovery.module';
 export interface GatewayOptions {
   /** Further modules to mount (the test suites add their own routes this way). */
   imports?: NonNullable<ModuleMetadata['imports']>;
-  /** Body limits by path, over the spec's defaults. */
-  bodyLimits?: Readonly<Record<string, number>>;
   /** Where logs go instead of stdout. */
   logDestination?: DestinationStream;
   /** A name resolver in place of the system's, for the SSRF checks (tests change its answers). */
@@ -58,7 +55,7 @@ export class AppModule {
         LoggingModule.forRoot(createRootLogger(config, options.logDestination)),
         CoreModule.forRoot(config),
         ...adapterModules(config, options),
-        HttpEdgeModule.forRoot(new BodyLimits({ ...ROUTE_BODY_LIMITS, ...options.bodyLimits })),
+        HttpEdgeModule,
         OpsModule,
         ChatModule,
         OrgsModule,

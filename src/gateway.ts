@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule, type GatewayOptions } from './app.module';
 import type { GatewayConfig } from './config/gateway-config';
 import type { ConfigNotice } from './config/load-config';
+import { ConnectionGate } from './http/connection-gate';
 import { GatewayHttpAdapter } from './http/gateway-http-adapter';
 import { InFlightRequests } from './core/in-flight-requests';
 import { OpenApiDocument } from './http/openapi/openapi-document';
@@ -68,6 +69,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const logger = app.get(RootLogger).pino;
   app.useLogger(new NestLogger(logger));
   app.get(OpenApiDocument).attach(app);
+  app.get(ConnectionGate).attach(app.getHttpServer() as Server);
   for (const notice of options.notices ?? []) {
     if (notice.level === 'warn') logger.warn(notice.message);
     else logger.info(notice.message);

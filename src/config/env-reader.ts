@@ -1,3 +1,4 @@
+import { isIPv4, isIPv6 } from 'node:net';
 import bs58 from 'bs58';
 import { Keypair } from '@solana/web3.js';
 import { Secret } from './secret';
@@ -96,6 +97,19 @@ export class EnvReader {
         throw new ConfigError(`${name} key #${index + 1} is not a base58 64-byte Solana secret key (value not shown)`);
       }
       return new Secret(bytes);
+    });
+  }
+
+  /** Comma-separated CIDRs (`127.0.0.1/32`, `fd00::/8`); blank is none. */
+  cidrs(name: string): string[] {
+    const value = this.raw(name);
+    if (value === undefined) return [];
+    return value.split(',').map((part) => {
+      const cidr = part.trim();
+      const [address, bits, extra] = cidr.split('/');
+      const max = isIPv4(address) ? 32 : isIPv6(address) ? 128 : -1;
+      if (extra !== undefined || max < 0 || !/^\d{1,3}$/.test(bits ?? '') || Number(bits) > max) throw new ConfigError(`${name}: "${cidr.slice(0, 60)}" is not a CIDR like 127.0.0.1/32`);
+      return cidr;
     });
   }
 

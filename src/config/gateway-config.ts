@@ -22,6 +22,14 @@ export interface HttpConfig {
   /** Silence after which an open stream gets a `: keep-alive` comment (GW_SSE_KEEPALIVE_MS). */
   sseKeepAliveMs: number;
   shutdownGraceMs: number;
+  /** A request body must arrive within this (GW_BODY_READ_TIMEOUT_SECS); else 408 and the socket is closed. */
+  bodyReadTimeoutMs: number;
+  /** Bytes of request bodies being read at once, all requests together (GW_MAX_BODY_BYTES_IN_FLIGHT). */
+  maxBodyBytesInFlight: number;
+  /** Open connections per client network in this process (GW_MAX_CONNECTIONS_PER_CLIENT); 0 turns the cap off. */
+  maxConnectionsPerClient: number;
+  /** Peers whose PROXY protocol header gives the client address (GW_PROXY_PROTOCOL_CIDRS). */
+  proxyProtocolCidrs: readonly string[];
 }
 
 /** The windows of the settlement lifecycle (the `GW_` variables in the README). */

@@ -36,6 +36,10 @@ describe('loadConfig', () => {
       streamMaxMs: 600_000,
       sseKeepAliveMs: 15_000,
       shutdownGraceMs: 10_000,
+      bodyReadTimeoutMs: 10_000,
+      maxBodyBytesInFlight: 268_435_456,
+      maxConnectionsPerClient: 64,
+      proxyProtocolCidrs: [],
     });
     expect(config.settlement).toEqual({ confirmMs: 30_000, reconcileIntervalMs: 15_000, redeliveryTtlMs: 600_000, leaseTtlMs: 30_000, minBlockhashLifeMs: 20_000, blockhashPollMs: 2_000 });
     // The minimum sponsored quote defaults to 0, not 1,000 (docs/decisions.md, "Bounded sponsorship").
@@ -100,6 +104,10 @@ describe('loadConfig', () => {
       GW_SPONSOR_MIN_ATOMIC: '1000',
       GW_SPONSOR_WINDOW_SECS: '60',
       GW_LOG_LEVEL: 'debug',
+      GW_BODY_READ_TIMEOUT_SECS: '2',
+      GW_MAX_BODY_BYTES_IN_FLIGHT: '1048576',
+      GW_MAX_CONNECTIONS_PER_CLIENT: '0',
+      GW_PROXY_PROTOCOL_CIDRS: '10.0.0.0/8, fd00::/8',
     });
     expect(config.http).toEqual({
       host: '127.0.0.1',
@@ -110,6 +118,10 @@ describe('loadConfig', () => {
       streamMaxMs: 90_000,
       sseKeepAliveMs: 5000,
       shutdownGraceMs: 3000,
+      bodyReadTimeoutMs: 2000,
+      maxBodyBytesInFlight: 1_048_576,
+      maxConnectionsPerClient: 0,
+      proxyProtocolCidrs: ['10.0.0.0/8', 'fd00::/8'],
     });
     expect(config.settlement).toEqual({ confirmMs: 4000, reconcileIntervalMs: 2000, redeliveryTtlMs: 60_000, leaseTtlMs: 10_000, minBlockhashLifeMs: 30_000, blockhashPollMs: 500 });
     expect(config.sponsorship).toEqual({ maxPriorityLamports: 5_000n, lamportsPerWindow: 2_000_000n, walletLamportsPerWindow: 200_000n, minQuoteAtomic: 1_000n, windowMs: 60_000 });
@@ -123,6 +135,11 @@ describe('loadConfig', () => {
     expect(config.providers.anthropic.baseUrl).toBe('http://127.0.0.1:9001/v1');
     expect(config.limits).toEqual({ rateLimitMax: 100, routeRateLimits: { enterprise: 240 }, freeTierRateLimit: 7, freeTierGlobalRpm: 30, cacheTtlSecs: 0 });
     expect(config.logLevel).toBe('debug');
+  });
+
+  it('refuses a GW_PROXY_PROTOCOL_CIDRS entry that is not a CIDR, and a body read timeout of 0', () => {
+    expect(() => loadConfig({ ...base(), GW_PROXY_PROTOCOL_CIDRS: '10.0.0.0/33' })).toThrow('GW_PROXY_PROTOCOL_CIDRS: "10.0.0.0/33" is not a CIDR like 127.0.0.1/32');
+    expect(() => loadConfig({ ...base(), GW_BODY_READ_TIMEOUT_SECS: '0' })).toThrow('GW_BODY_READ_TIMEOUT_SECS must be an integer at least 1 (got "0")');
   });
 
   it('treats blank values as unset', () => {

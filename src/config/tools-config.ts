@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { isIPv4, isIPv6 } from 'node:net';
 import defaultServices from '../../catalog/services.json';
 import type { ServiceEntry } from '../modules/tools/domain/service-entry';
 import { parseServicesFile, ServicesFileError } from '../modules/tools/domain/services-file';
@@ -11,7 +10,7 @@ const JUPITER_BASE_URL = 'https://lite-api.jup.ag';
 
 /** The paid tools' upstreams, the service registry file and the SSRF guard's test-only escape hatches. */
 export function readToolsConfig(read: EnvReader, env: GatewayEnv): ToolsConfig {
-  const ssrfAllowCidrs = readCidrs(read);
+  const ssrfAllowCidrs = read.cidrs('GW_SSRF_ALLOW_CIDRS');
   const caFile = read.raw('GW_EXTRA_CA_FILE');
   if (env === 'production' && (ssrfAllowCidrs.length > 0 || caFile !== undefined)) {
     throw new ConfigError('GW_SSRF_ALLOW_CIDRS and GW_EXTRA_CA_FILE are test-only and refused when GW_ENV=production');
@@ -45,18 +44,6 @@ function readServices(read: EnvReader): readonly ServiceEntry[] {
     if (err instanceof ServicesFileError) throw new ConfigError(`${path === undefined ? 'catalog/services.json' : `GW_SERVICES_FILE ${path}`}: ${err.message}`);
     throw err;
   }
-}
-
-function readCidrs(read: EnvReader): string[] {
-  const value = read.raw('GW_SSRF_ALLOW_CIDRS');
-  if (value === undefined || value.trim() === '') return [];
-  return value.split(',').map((part) => {
-    const cidr = part.trim();
-    const [address, bits, extra] = cidr.split('/');
-    const max = isIPv4(address) ? 32 : isIPv6(address) ? 128 : -1;
-    if (extra !== undefined || max < 0 || !/^\d{1,3}$/.test(bits ?? '') || Number(bits) > max) throw new ConfigError(`GW_SSRF_ALLOW_CIDRS: "${cidr.slice(0, 60)}" is not a CIDR like 127.0.0.1/32`);
-    return cidr;
-  });
 }
 
 function readText(name: string, path: string): string {

@@ -13,15 +13,15 @@ class FakeResponse extends EventEmitter {
 const response = (): FakeResponse & Response => new FakeResponse() as FakeResponse & Response;
 
 describe('InFlightRequests', () => {
-  it('refuses capped requests past the limit, never exempt ones, and frees a slot when a response closes', () => {
+  it('refuses slots past the limit, tracks requests without a slot, and frees a slot when a response closes', () => {
     const inFlight = new InFlightRequests();
     const first = response();
-    expect(inFlight.admit(first, true, 2)).toBe(true);
-    expect(inFlight.admit(response(), true, 2)).toBe(true);
-    expect(inFlight.admit(response(), true, 2)).toBe(false);
-    expect(inFlight.admit(response(), false, 2)).toBe(true);
+    expect(inFlight.occupy(first, 2)).toBe(true);
+    expect(inFlight.occupy(response(), 2)).toBe(true);
+    expect(inFlight.occupy(response(), 2)).toBe(false);
+    inFlight.track(response());
     first.emit('close');
-    expect(inFlight.admit(response(), true, 2)).toBe(true);
+    expect(inFlight.occupy(response(), 2)).toBe(true);
   });
 
   it('drains once every tracked response closed, asking unanswered ones to close their connection', async () => {
@@ -29,8 +29,8 @@ describe('InFlightRequests', () => {
     const answered = response();
     answered.headersSent = true;
     const waiting = response();
-    inFlight.admit(answered, true, 10);
-    inFlight.admit(waiting, false, 10);
+    inFlight.track(answered);
+    inFlight.track(waiting);
     const drained = inFlight.drain(1000);
     expect(inFlight.draining).toBe(true);
     expect(waiting.headers.get('Connection')).toBe('close');
@@ -42,7 +42,7 @@ describe('InFlightRequests', () => {
 
   it('reports a drain that timed out', async () => {
     const inFlight = new InFlightRequests();
-    inFlight.admit(response(), true, 10);
+    inFlight.track(response());
     expect(await inFlight.drain(20)).toBe(false);
   });
 

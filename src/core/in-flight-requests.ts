@@ -17,15 +17,21 @@ export class InFlightRequests {
     return this.#draining;
   }
 
-  /** Tracks the request; a capped one is refused (false, not tracked) when `limit` are already in flight. */
-  admit(res: Response, capped: boolean, limit: number): boolean {
-    if (capped && this.#capped >= limit) return false;
+  /** Tracks the request until its response closes: shutdown waits for it, its body still arriving included. */
+  track(res: Response): void {
     this.#responses.add(res);
-    if (capped) this.#capped += 1;
     res.once('close', () => {
       this.#responses.delete(res);
-      if (capped) this.#capped -= 1;
       if (this.#responses.size === 0) this.#wakeIdleWaiters();
+    });
+  }
+
+  /** Takes one of `limit` capped slots until the response closes; false (nothing taken) when all are taken. */
+  occupy(res: Response, limit: number): boolean {
+    if (this.#capped >= limit) return false;
+    this.#capped += 1;
+    res.once('close', () => {
+      this.#capped -= 1;
     });
     return true;
   }

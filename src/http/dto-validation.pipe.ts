@@ -1,5 +1,6 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { GatewayError } from '../errors/gateway-error';
+import { MAX_BODY_NESTING } from './json-depth-scanner';
 
 /** More keys than this in one object is not a REST body: class-transformer's key handling is quadratic in them. */
 const MAX_KEYS_PER_OBJECT = 1_000;
@@ -33,23 +34,29 @@ export function dtoValidationPipe(): ValidationPipe {
   });
 }
 
-/** One pass over the body, without recursion: a bounded number of values and keys, no inherited names. */
+/**
+ * One pass over the body, without recursion: a bounded number of values and keys, a bounded depth
+ * (the edge bounds bodies read from HTTP the same way; this holds for any body the pipe is given),
+ * no inherited names. Children are pushed one by one: spreading a 300,000-element array into one
+ * call overflows the stack (a 500 before this was written so).
+ */
 function checkShape(body: unknown): void {
-  const pending: unknown[] = [body];
+  const pending: Array<{ value: unknown; depth: number }> = [{ value: body, depth: 1 }];
   let values = 0;
   while (pending.length > 0) {
-    const value = pending.pop();
+    const { value, depth } = pending.pop() as { value: unknown; depth: number };
     if (++values > MAX_VALUES) throw new GatewayError('request.invalid_body', `the body holds more than ${MAX_VALUES} values`);
     if (typeof value !== 'object' || value === null) continue;
+    if (depth > MAX_BODY_NESTING) throw new GatewayError('request.nesting_too_deep', `the body is nested too deeply: objects and arrays may nest at most ${MAX_BODY_NESTING} levels`);
     if (Array.isArray(value)) {
-      pending.push(...value);
+      for (const item of value as unknown[]) pending.push({ value: item, depth: depth + 1 });
       continue;
     }
     const keys = Object.keys(value);
     if (keys.length > MAX_KEYS_PER_OBJECT) throw new GatewayError('request.invalid_body', `an object of the body has more than ${MAX_KEYS_PER_OBJECT} fields`);
     const inherited = keys.find((key) => key in Object.prototype);
     if (inherited !== undefined) throw new GatewayError('request.invalid_body', `property ${quoted(inherited)} should not exist`);
-    for (const key of keys) pending.push((value as Record<string, unknown>)[key]);
+    for (const key of keys) pending.push({ value: (value as Record<string, unknown>)[key], depth: depth + 1 });
   }
 }
 

@@ -7,7 +7,7 @@ import { GatewayError } from '../errors/gateway-error';
 import { ApiErrors } from './openapi/api-errors';
 import { ORG_API_KEY, roleAtLeast, type OrgRole } from '../modules/orgs/domain/org-role';
 import { OrgApiKeys, type OrgKeyHolder } from '../modules/orgs/ports/org-api-keys';
-import { bearerToken, isAdminAuthorization, sha256 } from './admin-token';
+import { AdminTokenThrottle, bearerToken, isAdminAuthorization, sha256 } from './admin-token';
 
 /** The caller of an enterprise route: the gateway's admin, above all orgs, or an org API key's holder. */
 export type EnterpriseCaller = { kind: 'admin' } | ({ kind: 'org-key' } & OrgKeyHolder);
@@ -35,7 +35,7 @@ export function EnterpriseAuth(role: EnterpriseRequirement): MethodDecorator & C
     UseGuards(EnterpriseAuthGuard),
     ApiBearerAuth('admin'),
     ...(role === 'admin-token' ? [] : [ApiBearerAuth('orgApiKey')]),
-    ApiErrors('admin.not_configured', 'org.unauthorized', 'org.role_insufficient', 'org.not_found', 'org.storage_unavailable'),
+    ApiErrors('admin.not_configured', 'org.unauthorized', 'org.role_insufficient', 'org.not_found', 'org.storage_unavailable', 'rate_limit.exceeded'),
   );
 }
 
@@ -48,6 +48,7 @@ export class EnterpriseAuthGuard implements CanActivate {
   constructor(
     private readonly config: GatewayConfig,
     private readonly reflector: Reflector,
+    private readonly throttle: AdminTokenThrottle,
     /** Absent until org storage is wired: every org key is then unknown. */
     @Optional() private readonly keys?: OrgApiKeys,
   ) {}
@@ -55,7 +56,7 @@ export class EnterpriseAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
     if (!this.config.adminToken) throw new GatewayError('admin.not_configured', 'admin endpoint not configured');
-    req.enterpriseCaller = await this.caller(req.headers.authorization);
+    req.enterpriseCaller = await this.caller(req.headers.authorization, req.gw.clientAddress);
     const required = this.reflector.getAllAndOverride<EnterpriseRequirement | undefined>(REQUIRED_ROLE, [context.getHandler(), context.getClass()]) ?? 'owner';
     const caller = req.enterpriseCaller;
     if (caller.kind === 'admin') return true;
@@ -67,12 +68,18 @@ export class EnterpriseAuthGuard implements CanActivate {
     return true;
   }
 
-  private async caller(authorization: string | undefined): Promise<EnterpriseCaller> {
-    if (isAdminAuthorization(authorization, this.config.adminToken)) return { kind: 'admin' };
+  /** A token shaped as an org key is looked up as one; any other is an admin token, whose wrong guesses AdminTokenThrottle bounds. */
+  private async caller(authorization: string | undefined, clientAddress: string): Promise<EnterpriseCaller> {
     const token = bearerToken(authorization);
-    const holder = token !== null && ORG_API_KEY.test(token) && this.keys ? await this.findActive(this.keys, token) : null;
-    if (!holder) throw new GatewayError('org.unauthorized', 'missing or invalid admin token or API key');
-    return { kind: 'org-key', ...holder };
+    if (token !== null && ORG_API_KEY.test(token) && !isAdminAuthorization(authorization, this.config.adminToken)) {
+      const holder = this.keys ? await this.findActive(this.keys, token) : null;
+      if (holder) return { kind: 'org-key', ...holder };
+    } else {
+      const verdict = await this.throttle.verify(authorization, clientAddress);
+      if (verdict.kind === 'admin') return { kind: 'admin' };
+      if (verdict.kind === 'throttled') throw this.throttle.refusal(verdict.decision);
+    }
+    throw new GatewayError('org.unauthorized', 'missing or invalid admin token or API key');
   }
 
   /** The key store failing is the service's problem, not the caller's: 503, and the key is not judged. */

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { GatewayEnv } from '../config/gateway-config';
 import { GatewayError } from '../errors/gateway-error';
+import { ConnectionGate } from './connection-gate';
 import { ERROR_STATUS, errorBody } from './error-response';
 import { REQUEST_ID_HEADER } from './request-context.middleware';
 import { securityHeaders } from './security-headers';
@@ -33,7 +34,7 @@ export class GatewayHttpAdapter extends ExpressAdapter {
   }
 
   private answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
+    if (err.code === 'ECONNRESET' || !socket.writable || ConnectionGate.closesProxyHeader((err as { rawPacket?: unknown }).rawPacket)) {
       socket.destroy();
       return;
     }

@@ -1,75 +1,166 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
-import { json } from 'body-parser';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { parse as parseContentType } from 'content-type';
+import type { NextFunction, Request, Response } from 'express';
 import typeis from 'type-is';
+import { GatewayConfig } from '../config/gateway-config';
 import { GatewayError } from '../errors/gateway-error';
-import { BodyLimits } from './body-limits';
+import { RouteTable } from './body-limits';
+import { routeNotFound } from './error-response';
+import { HttpMetrics } from './http-metrics';
+import { JsonDepthScanner, MAX_BODY_NESTING } from './json-depth-scanner';
 import { requestPath } from './request-context';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
+const UTF8 = /^utf-?8$/i;
+/** A JSON body the API takes is an object or an array (after any leading white space). */
+const CONTAINER_START = /^[\s]*[[{]/;
 
 /**
- * Every body this API takes is JSON (spec section 4). Reads it with body-parser under the route's
- * size limit, keeps the exact bytes on `req.rawBody`, and turns body-parser's failures into the
- * envelope. A body of another media type is refused with 415 without being read.
+ * Bytes of request bodies being read, all requests of this process together
+ * (GW_MAX_BODY_BYTES_IN_FLIGHT). A body with a Content-Length reserves it whole before a byte is
+ * read; a chunked one as its bytes arrive.
  */
 @Injectable()
-export class JsonBodyMiddleware implements NestMiddleware {
-  private readonly parsers = new Map<number, RequestHandler>();
+export class BodyBytesInFlight {
+  private used = 0;
+  private readonly max: number;
 
-  constructor(private readonly limits: BodyLimits) {}
-
-  use(req: Request, res: Response, next: NextFunction): void {
-    if (!hasBody(req)) return next();
-    if (!typeis(req, JSON_TYPES)) {
-      res.setHeader('Connection', 'close');
-      return next(new GatewayError('request.unsupported_content_type', 'Content-Type must be application/json'));
-    }
-    const limit = this.limits.limitFor(requestPath(req));
-    this.parserFor(limit)(req, res, (err?: unknown) => {
-      // A body that finished arriving after the request timed out or its client left must not reach a handler.
-      if (req.gw.signal.aborted) return next(req.gw.signal.reason);
-      next(err === undefined ? undefined : bodyError(err, limit));
-    });
+  constructor(config: GatewayConfig) {
+    this.max = config.http.maxBodyBytesInFlight;
   }
 
-  private parserFor(limit: number): RequestHandler {
-    let parser = this.parsers.get(limit);
-    if (!parser) {
-      parser = json({
-        limit,
-        type: () => true,
-        verify: (req, _res, buf) => {
-          (req as Request).rawBody = buf;
-        },
-      }) as RequestHandler;
-      this.parsers.set(limit, parser);
-    }
-    return parser;
+  reserve(bytes: number): boolean {
+    if (this.used + bytes > this.max) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.used -= bytes;
   }
 }
 
-/** A body is present when chunked or with a non-zero length (type-is counts `Content-Length: 0`). */
+/**
+ * The route's body, read as cheaply as it can be refused (docs/decisions.md, "Bodies at the edge"):
+ * an unmatched method and path is 404 and a body on a route that takes none 413, both unread; a
+ * Content-Length over the route's limit 413, a Content-Encoding 415, a media type other than JSON
+ * in UTF-8 415, all before a byte is read. Then the body is read within GW_BODY_READ_TIMEOUT_SECS
+ * (408), under the shared bound on bytes in flight (503), its nesting counted as it arrives (400
+ * past 64 levels), and parsed once complete; the exact bytes stay on `req.rawBody`. Every refusal
+ * closes the connection, so an unread body costs nothing more. Hand-written rather than
+ * body-parser, which neither counts nesting while reading nor shares a bound on bytes in flight.
+ */
+@Injectable()
+export class JsonBodyMiddleware implements NestMiddleware {
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly routes: RouteTable,
+    private readonly inFlight: BodyBytesInFlight,
+    private readonly metrics: HttpMetrics,
+    config: GatewayConfig,
+  ) {
+    this.timeoutMs = config.http.bodyReadTimeoutMs;
+  }
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    const path = requestPath(req);
+    const limit = this.routes.bodyLimit(req.method, path);
+    const refuse = (error: GatewayError): void => {
+      res.setHeader('Connection', 'close');
+      next(error);
+    };
+    if (limit === null) return refuse(routeNotFound(req.method, path));
+    if (!hasBody(req)) return next();
+    const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
+    const refusal = headerRefusal(req, path, limit, declared);
+    if (refusal) return refuse(refusal);
+    if (!this.inFlight.reserve(declared ?? 0)) return refuse(this.overloaded(res));
+    this.read(req, res, limit, declared ?? 0, next);
+  }
+
+  private read(req: Request, res: Response, limit: number, reserved: number, next: NextFunction): void {
+    const chunks: Buffer[] = [];
+    const scanner = new JsonDepthScanner();
+    let received = 0;
+    let done = false;
+    const finish = (error: GatewayError | null): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onAbort);
+      req.off('close', onAbort);
+      this.inFlight.release(reserved);
+      if (error) {
+        res.setHeader('Connection', 'close');
+        return next(error);
+      }
+      // A body that finished arriving after its client left must not reach a handler.
+      if (req.gw.signal.aborted) return next(req.gw.signal.reason);
+      const body = parseJson(Buffer.concat(chunks, received));
+      if (body instanceof GatewayError) return next(body);
+      req.rawBody = body.raw;
+      req.body = body.value;
+      next();
+    };
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      if (received > limit) return finish(tooLarge(limit));
+      if (received > reserved) {
+        if (!this.inFlight.reserve(received - reserved)) return finish(this.overloaded(res));
+        reserved = received;
+      }
+      const tooDeep = scanner.feed(chunk);
+      if (tooDeep !== null) return finish(new GatewayError('request.nesting_too_deep', `${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_BODY_NESTING} levels`));
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => finish(null);
+    const onAbort = (): void => finish(new GatewayError('request.body_aborted', 'request body aborted'));
+    const timer = setTimeout(() => finish(new GatewayError('request.receive_timeout', `request body not received within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onAbort);
+    req.once('close', onAbort);
+  }
+
+  private overloaded(res: Response): GatewayError {
+    this.metrics.rejected('body_bytes_in_flight');
+    res.setHeader('Retry-After', '1');
+    return new GatewayError('server.overloaded', 'too many request bodies being read; retry shortly');
+  }
+}
+
+/** A body is present when chunked or with a non-zero length. */
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-function bodyError(err: unknown, limit: number): GatewayError {
-  switch ((err as { type?: string }).type) {
-    case 'entity.too.large':
-      return new GatewayError('request.body_too_large', `request body exceeds ${limit} bytes`);
-    case 'entity.parse.failed':
-      return new GatewayError('request.malformed_json', 'malformed JSON body');
-    case 'charset.unsupported':
-      return new GatewayError('request.unsupported_charset', 'JSON bodies must be UTF-8');
-    case 'encoding.unsupported':
-      return new GatewayError('request.unsupported_encoding', 'unsupported Content-Encoding');
-    case 'request.aborted':
-      return new GatewayError('request.body_aborted', 'request body aborted');
-    case 'request.size.invalid':
-      return new GatewayError('request.body_length_mismatch', 'request body does not match its Content-Length');
-    default:
-      return new GatewayError('request.unreadable_body', 'unreadable request body');
+/** What the headers alone refuse, in this order: a route without a body, the declared length, the encoding, the media type, the charset. */
+function headerRefusal(req: Request, path: string, limit: number, declared: number | null): GatewayError | null {
+  if (limit === 0) return new GatewayError('request.body_too_large', `${req.method} ${path.slice(0, 200)} takes no request body`);
+  if (declared !== null && declared > limit) return tooLarge(limit);
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity')
+    return new GatewayError('request.unsupported_encoding', 'request bodies must not be compressed: Content-Encoding must be identity or absent');
+  if (!typeis(req, JSON_TYPES)) return new GatewayError('request.unsupported_content_type', 'Content-Type must be application/json');
+  const charset = parseContentType(req.headers['content-type'] ?? '').parameters.charset;
+  if (charset !== undefined && !UTF8.test(charset)) return new GatewayError('request.unsupported_charset', 'JSON bodies must be UTF-8');
+  return null;
+}
+
+function tooLarge(limit: number): GatewayError {
+  return new GatewayError('request.body_too_large', `request body exceeds ${limit} bytes`);
+}
+
+function parseJson(raw: Buffer): { raw: Buffer; value: unknown } | GatewayError {
+  const text = raw.toString('utf8');
+  if (!CONTAINER_START.test(text)) return new GatewayError('request.malformed_json', 'malformed JSON body');
+  try {
+    return { raw, value: JSON.parse(text) as unknown };
+  } catch {
+    return new GatewayError('request.malformed_json', 'malformed JSON body');
   }
 }

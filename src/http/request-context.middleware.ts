@@ -5,16 +5,11 @@ import type { Logger } from 'pino';
 import { GatewayConfig } from '../config/gateway-config';
 import { RootLogger } from '../logging/app-logger';
 import { requestLogContext, type RequestLogBindings } from '../logging/request-log-context';
+import { socketClient } from './connection-gate';
 import { ClientDisconnected, requestPath, RequestContext } from './request-context';
 import { securityHeaders } from './security-headers';
 
 export const REQUEST_ID_HEADER = 'X-Gw-Request-Id';
-
-/** Peer address without the IPv4-mapped prefix, so 127.0.0.1 is one client whichever socket family. */
-export function peerAddress(req: Request): string {
-  const address = req.socket.remoteAddress ?? 'unknown';
-  return address.startsWith('::ffff:') ? address.slice(7) : address;
-}
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -36,7 +31,7 @@ export class RequestContextMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     const started = performance.now();
-    const context = new RequestContext(randomUUID(), peerAddress(req));
+    const context = new RequestContext(randomUUID(), socketClient(req.socket));
     req.gw = context;
     res.setHeader(REQUEST_ID_HEADER, context.id);
     for (const [name, value] of this.headers) res.setHeader(name, value);

@@ -24,7 +24,7 @@ export class RequestContext {
   constructor(
     /** Our id, sent back as X-Gw-Request-Id. */
     readonly id: string,
-    /** The TCP peer address: the client identity for limits (X-Forwarded-For is never trusted). */
+    /** The client's address: the TCP peer, or what a trusted PROXY header said (src/http/connection-gate.ts); X-Forwarded-For is never trusted. */
     readonly clientAddress: string,
   ) {}
 

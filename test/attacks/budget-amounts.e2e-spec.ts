@@ -1,6 +1,8 @@
+import { Keypair } from '@solana/web3.js';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
 import { serviceAvailable } from '../support/services';
 import { gatewayOnStorage, pgliteStorage, postgresStorage, type TestStorage } from '../support/storage-env';
+import { joinConsent } from '../support/team-consent';
 
 /** Adversarial review of budget amounts and wallet stats routes (docs/decisions.md, "Budgets", "Wallet stats"). */
 const WALLET = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
@@ -83,14 +85,15 @@ function attacks(storage: () => Promise<TestStorage>): void {
   });
 
   // Spec 4.9: an org's admins put wallets in its teams, and a key reads the stats of its teams'
-  // wallets (docs/decisions.md, "Wallet stats"): the org's word is the membership.
-  it('stats: a key reads a wallet once a team of its org has it, not before', async () => {
+  // wallets (docs/decisions.md, "Wallet stats"): the wallet's word makes the membership.
+  it('stats: a key reads a wallet once a team of its org has it with its consent, not before', async () => {
     const org = (await call('POST', '/v1/orgs', TEST_ADMIN_TOKEN, { name: 'Snoop', owner_wallet: WALLET })).body.id as string;
     const key = (await call('POST', `/v1/orgs/${org}/api-keys`, TEST_ADMIN_TOKEN, { name: 's', role: 'admin' })).body.key as string;
     const team = (await call('POST', `/v1/orgs/${org}/teams`, key, { name: 'snoop' })).body.id as string;
-    const victim = '7xKXtg2CW87d97TXJSDpbD5jBkheTqA83TZRuJosgAsU';
+    const owner = Keypair.generate();
+    const victim = owner.publicKey.toBase58();
     expect((await call('GET', `/v1/wallets/${victim}/stats`, key)).status).toBe(404);
-    await call('POST', `/v1/orgs/${org}/teams/${team}/wallets`, key, { wallet_address: victim });
+    await call('POST', `/v1/orgs/${org}/teams/${team}/wallets`, key, { wallet_address: victim, consent_signature: joinConsent(owner, org, team) });
     expect((await call('GET', `/v1/wallets/${victim}/stats`, key)).status).toBe(200);
   });
 }

@@ -4,6 +4,7 @@ import type { RunningGateway } from '../../src/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
 import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
 import { pgliteStorage } from '../support/storage-env';
+import { joinConsent } from '../support/team-consent';
 
 /** Adversarial review of budgets on the paid chat path (docs/decisions.md, "Budgets"). */
 describe('budget attacks on the paid path', () => {
@@ -126,8 +127,8 @@ describe('budget attacks on the paid path', () => {
   }, 60_000);
 
   // Spec 4.9: a wallet's spend counts against the budget of every team it is in, and an org's admins
-  // put wallets in its teams (docs/decisions.md, "Budgets"); the refusal names no team.
-  it('a team budget binds every wallet its org put in the team, and the refusal names no team', async () => {
+  // put wallets in its teams with the wallet's consent (docs/decisions.md, "Whose word makes a team"); the refusal names no team.
+  it('a team budget binds every wallet its org put in the team with its consent, and the refusal names no team', async () => {
     const victim = newPayer();
     const org = (await admin('POST', '/v1/orgs', { name: 'hostile', owner_wallet: Keypair.generate().publicKey.toBase58() })).body.id as string;
     const key = (await admin('POST', `/v1/orgs/${org}/api-keys`, { name: 'a', role: 'admin' })).body.key as string;
@@ -135,8 +136,7 @@ describe('budget attacks on the paid path', () => {
       (await fetch(`${gateway.url}${path}`, { method, headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: body === undefined ? undefined : JSON.stringify(body) }))
         .status;
     const team = (await admin('POST', `/v1/orgs/${org}/teams`, { name: 'trap' })).body.id as string;
-    // No proof that the org controls the wallet is asked for.
-    await asKey('POST', `/v1/orgs/${org}/teams/${team}/wallets`, { wallet_address: victim.publicKey.toBase58() });
+    await asKey('POST', `/v1/orgs/${org}/teams/${team}/wallets`, { wallet_address: victim.publicKey.toBase58(), consent_signature: joinConsent(victim, org, team) });
     await asKey('PUT', `/v1/orgs/${org}/teams/${team}/budget`, { daily: 0 });
     const res = await pay(victim);
     expect(res.status).toBe(400);

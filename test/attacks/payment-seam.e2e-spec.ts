@@ -3,6 +3,7 @@ import { Keypair } from '@solana/web3.js';
 import type { Response } from 'express';
 import { decodePaymentRequiredHeader } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
+import { BodyLimit, SMALL_BODY_LIMIT } from '../../src/http/body-limits';
 import { formatUsdc } from '../../src/modules/billing/domain/atomic-usdc';
 import { PaymentChallenges } from '../../src/modules/payments/application/payment-challenges';
 import { ExactPayments } from '../../src/modules/payments/application/exact-payments';
@@ -24,6 +25,7 @@ class SeamController {
   ) {}
 
   @Post(SEAM_PATH)
+  @BodyLimit(SMALL_BODY_LIMIT)
   @HttpCode(200)
   async pay(@Headers('payment-signature') header: string | undefined, @Body() _body: unknown, @Res({ passthrough: true }) res: Response): Promise<unknown> {
     if (header === undefined) {

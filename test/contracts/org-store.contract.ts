@@ -128,12 +128,34 @@ export function orgStoreContract(open: () => Promise<{ store: OrgStore; keys: Or
     const member = wallet();
     const theirs: Team = { id: randomUUID(), orgId: org.id, name: 'payers', createdAt: at(1), updatedAt: at(1) };
     await store.createTeam(theirs, ADMIN);
-    await store.addTeamWallet(org.id, { teamId: theirs.id, walletAddress: member, createdAt: at(2) }, ADMIN);
+    await store.addTeamWallet(org.id, { teamId: theirs.id, walletAddress: member, createdAt: at(2), consented: true }, ADMIN);
 
     expect(await store.hasTeamWallet(org.id, member)).toBe(true);
     expect(await store.hasTeamWallet(other.id, member)).toBe(false);
     expect(await store.hasTeamWallet(org.id, wallet())).toBe(false);
     expect(await store.hasTeamWallet('not-a-uuid', member)).toBe(false);
+  });
+
+  it("counts only consented memberships, records a consent once, and ends a membership on the wallet's word", async () => {
+    const org = await createdOrg();
+    const team = newTeam(org.id, 'payers');
+    await store.createTeam(team, ADMIN);
+    const member = wallet();
+    await store.addTeamWallet(org.id, { teamId: team.id, walletAddress: member, createdAt: at(2), consented: false }, ADMIN);
+    expect(await store.hasTeamWallet(org.id, member)).toBe(false);
+    expect(await store.consentTeamWallet(org.id, team.id, member, ADMIN)).toBe(true);
+    expect(await store.consentTeamWallet(org.id, team.id, member, ADMIN)).toBe(false);
+    expect(await store.hasTeamWallet(org.id, member)).toBe(true);
+    expect(await store.findTeamWallet(team.id, member)).toMatchObject({ consented: true });
+    expect(await store.removeTeamWallet(org.id, team.id, member, { kind: 'wallet', wallet: member })).toBe(true);
+    expect(await store.removeTeamWallet(org.id, team.id, member, { kind: 'wallet', wallet: member })).toBe(false);
+    expect(await store.findTeamWallet(team.id, member)).toBeNull();
+    const entries = (await store.audit(org.id, { offset: 3, limit: 10 })).items;
+    expect(entries.map(({ actor, action }) => ({ actor, action }))).toEqual([
+      { actor: ADMIN, action: 'team_wallet.added' },
+      { actor: ADMIN, action: 'team_wallet.consented' },
+      { actor: { kind: 'wallet', wallet: member }, action: 'team_wallet.left' },
+    ]);
   });
 
   it('keeps members to their org', async () => {
@@ -173,16 +195,16 @@ export function orgStoreContract(open: () => Promise<{ store: OrgStore; keys: Or
     const org = await createdOrg();
     const team = newTeam(org.id, 'Platform');
     await store.createTeam(team, ADMIN);
-    const later: TeamWallet = { teamId: team.id, walletAddress: wallet(), createdAt: at(40) };
-    const earlier: TeamWallet = { teamId: team.id, walletAddress: wallet(), createdAt: at(30) };
+    const later: TeamWallet = { teamId: team.id, walletAddress: wallet(), createdAt: at(40), consented: true };
+    const earlier: TeamWallet = { teamId: team.id, walletAddress: wallet(), createdAt: at(30), consented: false };
     await store.addTeamWallet(org.id, later, ADMIN);
     await store.addTeamWallet(org.id, earlier, ADMIN);
     expect(await store.listTeamWallets(team.id)).toEqual({ items: [earlier, later], total: 2 });
     await expect(store.addTeamWallet(org.id, { ...later, createdAt: at(50) }, ADMIN)).rejects.toThrow(AlreadyExists);
     const entries = (await store.audit(org.id, { offset: 3, limit: 10 })).items;
     expect(entries.map(({ action, after }) => ({ action, after }))).toEqual([
-      { action: 'team_wallet.added', after: { wallet_address: later.walletAddress } },
-      { action: 'team_wallet.added', after: { wallet_address: earlier.walletAddress } },
+      { action: 'team_wallet.added', after: { team_id: team.id, wallet_address: later.walletAddress, consented: true } },
+      { action: 'team_wallet.added', after: { team_id: team.id, wallet_address: earlier.walletAddress, consented: false } },
     ]);
   });
 
@@ -191,7 +213,7 @@ export function orgStoreContract(open: () => Promise<{ store: OrgStore; keys: Or
     const other = await createdOrg();
     const team = newTeam(other.id, 'Platform');
     await store.createTeam(team, ADMIN);
-    await expect(store.addTeamWallet(org.id, { teamId: team.id, walletAddress: wallet(), createdAt: at(5) }, ADMIN)).rejects.toThrow();
+    await expect(store.addTeamWallet(org.id, { teamId: team.id, walletAddress: wallet(), createdAt: at(5), consented: true }, ADMIN)).rejects.toThrow();
     expect(await store.listTeamWallets(team.id)).toEqual({ items: [], total: 0 });
     expect(await actions(org.id)).toEqual(['org.created', 'member.added']);
     expect(await actions(other.id)).toEqual(['org.created', 'member.added', 'team.created']);

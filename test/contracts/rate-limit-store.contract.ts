@@ -24,6 +24,17 @@ export function rateLimitStoreContract(open: () => Promise<{ store: RateLimitSto
     expect(seen.every((d) => d.limit === 3 && d.resetSecs >= 59 && d.resetSecs <= 60)).toBe(true);
   });
 
+  it('previews what a hit would decide without counting it', async () => {
+    const key = randomUUID();
+    expect((await store.preview(key, 2, 60_000)).allowed).toBe(true);
+    await store.hit(key, 2, 60_000);
+    expect((await store.preview(key, 2, 60_000)).allowed).toBe(true);
+    await store.hit(key, 2, 60_000);
+    const full = await store.preview(key, 2, 60_000);
+    expect([full.allowed, full.remaining, full.resetSecs >= 59]).toEqual([false, 0, true]);
+    expect((await store.preview(randomUUID(), 2, 60_000)).allowed).toBe(true);
+  });
+
   it('keeps keys apart', async () => {
     const [a, b] = [randomUUID(), randomUUID()];
     await store.hit(a, 1, 60_000);

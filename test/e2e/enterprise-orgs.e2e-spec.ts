@@ -1,6 +1,8 @@
+import { Keypair } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
 import { startTestGateway, TEST_ADMIN_TOKEN } from '../support/gateway-harness';
 import { serviceAvailable } from '../support/services';
+import { joinConsent } from '../support/team-consent';
 import { gatewayOnStorage, pgliteStorage, postgresStorage, type TestStorage } from '../support/storage-env';
 
 const OWNER = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
@@ -148,10 +150,13 @@ function enterpriseRoutes(storage: () => Promise<TestStorage>): void {
       expect((await call('GET', `/v1/orgs/${orgId}/teams`, member)).body).toMatchObject({ object: 'list', total: 1, data: [{ id: teamId, name: 'search' }] });
       expect((await call('POST', `/v1/orgs/${orgId}/teams`, admin, { name: 'search' })).body.error?.code).toBe('org.already_exists');
 
-      const wallet = await call('POST', `/v1/orgs/${orgId}/teams/${teamId}/wallets`, admin, { wallet_address: ALICE });
-      expect(wallet).toEqual({ status: 201, body: { wallet_address: ALICE } });
-      expect((await call('GET', `/v1/orgs/${orgId}/teams/${teamId}/wallets`, member)).body).toEqual({ object: 'list', data: [{ wallet_address: ALICE }], total: 1 });
-      expect((await call('POST', `/v1/orgs/${orgId}/teams/${teamId}/wallets`, admin, { wallet_address: ALICE })).status).toBe(400);
+      // An org key adds a wallet with the wallet's own consent (docs/decisions.md, "Whose word makes a team").
+      const alice = Keypair.generate();
+      const added = { wallet_address: alice.publicKey.toBase58(), consent_signature: joinConsent(alice, orgId, teamId) };
+      const wallet = await call('POST', `/v1/orgs/${orgId}/teams/${teamId}/wallets`, admin, added);
+      expect(wallet).toEqual({ status: 201, body: { wallet_address: added.wallet_address, consented: true } });
+      expect((await call('GET', `/v1/orgs/${orgId}/teams/${teamId}/wallets`, member)).body).toEqual({ object: 'list', data: [{ wallet_address: added.wallet_address, consented: true }], total: 1 });
+      expect((await call('POST', `/v1/orgs/${orgId}/teams/${teamId}/wallets`, admin, added)).status).toBe(400);
     });
 
     it('a team of another org, or no team, is 404 team not found', async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { RunningGateway } from '../../src/gateway';
 import { startTestGateway } from '../support/gateway-harness';
-import { TEST_BODY_LIMITS, TestRoutesModule } from '../support/test-routes.module';
+import { TestRoutesModule } from '../support/test-routes.module';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const TEN_MB = 10 * 1024 * 1024;
@@ -45,7 +45,7 @@ describe('HTTP edge (development)', () => {
   let url: string;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({}, { imports: [TestRoutesModule], bodyLimits: TEST_BODY_LIMITS });
+    gateway = await startTestGateway({}, { imports: [TestRoutesModule] });
     url = gateway.url;
   });
   afterAll(() => gateway.close());

@@ -4,10 +4,14 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Min, ValidateNested } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AdminOnly } from '../../src/http/admin.guard';
+import { AGENT_BODY_LIMIT, BodyLimit, CHAT_BODY_LIMIT, SMALL_BODY_LIMIT } from '../../src/http/body-limits';
 import { EnterpriseAuth, type EnterpriseCaller } from '../../src/http/enterprise-auth.guard';
 import { ORG_ROLES, type OrgRole } from '../../src/modules/orgs/domain/org-role';
 import { OrgApiKeys, type OrgKeyHolder } from '../../src/modules/orgs/ports/org-api-keys';
 import { ReqContext, type RequestContext } from '../../src/http/request-context';
+
+/** The body limit of /test/small, small enough to pass in a test. */
+const TEST_SMALL_BODY_LIMIT = 1024;
 
 /** What the test routes saw, for assertions about cancellation. */
 export const observed: { abortReasons: unknown[]; echoed: number } = { abortReasons: [], echoed: 0 };
@@ -105,6 +109,7 @@ class TestRoutesController {
   }
 
   @Post('echo')
+  @BodyLimit(CHAT_BODY_LIMIT)
   @HttpCode(200)
   echo(@Req() req: Request, @Body() body: unknown): { sha256: string | null; body: unknown } {
     observed.echoed += 1;
@@ -112,6 +117,7 @@ class TestRoutesController {
   }
 
   @Post('small')
+  @BodyLimit(TEST_SMALL_BODY_LIMIT)
   @HttpCode(200)
   small(@Body() body: unknown): { body: unknown } {
     return { body };
@@ -139,7 +145,9 @@ class TestRoutesController {
     return { ok: true };
   }
 
+  // Above the enterprise routes' 64 KiB, so the DTO pipe's own bounds can be shown on bodies that reach it.
   @Post('teams')
+  @BodyLimit(AGENT_BODY_LIMIT)
   @HttpCode(201)
   team(@Body() team: TestTeam): { isTeam: boolean; team: TestTeam } {
     return { isTeam: team instanceof TestTeam, team };
@@ -152,6 +160,7 @@ class TestRoutesController {
   }
 
   @Post('orgs/:org_id/manage')
+  @BodyLimit(SMALL_BODY_LIMIT)
   @HttpCode(200)
   @EnterpriseAuth('admin')
   orgManage(@Req() req: Request): { caller: EnterpriseCaller | undefined } {
@@ -161,6 +170,3 @@ class TestRoutesController {
 
 @Module({ controllers: [TestRoutesController], providers: [{ provide: OrgApiKeys, useClass: TestOrgApiKeys }] })
 export class TestRoutesModule {}
-
-/** Limits the test suites set for their routes. */
-export const TEST_BODY_LIMITS = { '/test/small': 1024 };

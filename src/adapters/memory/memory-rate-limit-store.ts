@@ -22,6 +22,13 @@ export class MemoryRateLimitStore extends RateLimitStore {
     return Promise.resolve(decision(window.count, limit, window.endsAt - now));
   }
 
+  preview(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    const now = this.now();
+    const window = this.windows.get(key);
+    if (!window || window.endsAt <= now) return Promise.resolve(decision(1, limit, windowMs));
+    return Promise.resolve(decision(window.count + 1, limit, window.endsAt - now));
+  }
+
   private sweep(now: number): void {
     for (const [key, window] of this.windows) if (window.endsAt <= now) this.windows.delete(key);
   }

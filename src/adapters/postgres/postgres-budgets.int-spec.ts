@@ -30,7 +30,7 @@ async function createTeam(dataSource: DataSource, name: string, wallets: string[
   await orgs.createOrg(org, wallet(), ADMIN);
   const team: Team = { id: randomUUID(), orgId: org.id, name, createdAt: now, updatedAt: now };
   await orgs.createTeam(team, ADMIN);
-  for (const walletAddress of wallets) await orgs.addTeamWallet(org.id, { teamId: team.id, walletAddress, createdAt: now }, ADMIN);
+  for (const walletAddress of wallets) await orgs.addTeamWallet(org.id, { teamId: team.id, walletAddress, createdAt: now, consented: true }, ADMIN);
   return team;
 }
 
@@ -138,6 +138,16 @@ function budgetsSuite(open: () => Promise<{ dataSource: DataSource; close: () =>
     const receiptId = randomUUID();
     expect(await reservations.reserve(receiptId, wallet(), 10n ** 15n)).toBeNull();
     expect(await linesOf(dataSource, receiptId)).toEqual([]);
+  });
+
+  it("binds a payer to a team's budget only through a consented membership", async () => {
+    const payer = wallet();
+    const team = await createTeam(dataSource, 'unconsented', [payer]);
+    await store.setLimits({ kind: 'team', orgId: team.orgId, teamId: team.id }, { ...UNCAPPED, daily: 0n }, ADMIN);
+    expect(await reservations.isBudgeted(payer)).toBe(true);
+    await dataSource.query('UPDATE team_wallets SET consented = false WHERE wallet_address = $1', [payer]);
+    expect(await reservations.isBudgeted(payer)).toBe(false);
+    expect(await pay(payer)).toBeNull();
   });
 
   it('reserves against the wallet budget and every team budget of the payer, and a refusal by one reserves nowhere', async () => {

@@ -8,7 +8,7 @@ import { BudgetStore } from '../../modules/orgs/ports/budget-store';
 import { ActorRevoked } from '../../modules/orgs/ports/org-store';
 import type { ReceiptStatus } from '../../modules/payments/domain/receipt';
 import { BudgetReservations } from '../../modules/payments/ports/budget-reservations';
-import { writeAudit } from './postgres-org-store';
+import { writeAudit, writeOperatorAudit } from './postgres-org-store';
 
 /**
  * A reservation is written before its receipt (src/modules/payments/application/exact-payments.ts);
@@ -53,7 +53,7 @@ export class PostgresBudgetReservations extends BudgetReservations {
       const budgets = (await manager.query(
         `SELECT b.id, b.hourly_atomic, b.daily_atomic, b.monthly_atomic, t.name AS team_name
          FROM budgets b LEFT JOIN teams t ON t.id = b.team_id
-         WHERE b.wallet_address = $1 OR b.team_id IN (SELECT team_id FROM team_wallets WHERE wallet_address = $1)
+         WHERE b.wallet_address = $1 OR b.team_id IN (SELECT team_id FROM team_wallets WHERE wallet_address = $1 AND consented)
          ORDER BY b.id
          FOR UPDATE OF b`,
         [payerWallet],
@@ -106,7 +106,7 @@ export class PostgresBudgetReservations extends BudgetReservations {
   async isBudgeted(payerWallet: string): Promise<boolean> {
     const rows = (await this.dataSource.query(
       `SELECT 1 FROM budgets
-       WHERE wallet_address = $1 OR team_id IN (SELECT team_id FROM team_wallets WHERE wallet_address = $1)
+       WHERE wallet_address = $1 OR team_id IN (SELECT team_id FROM team_wallets WHERE wallet_address = $1 AND consented)
        LIMIT 1`,
       [payerWallet],
     )) as unknown[];
@@ -132,7 +132,10 @@ export class PostgresBudgetStore extends BudgetStore {
         if (live.length === 0) throw new ActorRevoked(`API key ${actor.keyId} was revoked`);
       }
       if (subject.kind === 'wallet') {
+        // Locked, so of two concurrent changes the second audits the first's limits as its `before`.
+        const [before] = (await manager.query('SELECT hourly_atomic, daily_atomic, monthly_atomic FROM budgets WHERE wallet_address = $1 FOR UPDATE', [subject.wallet])) as LimitsRow[];
         await manager.query(upsert('wallet_address'), [randomUUID(), subject.wallet, ...values]);
+        await writeOperatorAudit(manager, 'budget.set', before ? limitsView({ wallet: subject.wallet }, limitsOf(before)) : null, limitsView({ wallet: subject.wallet }, limits));
         return;
       }
       // The audit entry is filed under the subject's org: a team of another org would put it in the wrong org's log.
@@ -141,7 +144,7 @@ export class PostgresBudgetStore extends BudgetStore {
       // Locked, so of two concurrent changes the second audits the first's limits as its `before`.
       const [before] = (await manager.query('SELECT hourly_atomic, daily_atomic, monthly_atomic FROM budgets WHERE team_id = $1 FOR UPDATE', [subject.teamId])) as LimitsRow[];
       await manager.query(upsert('team_id'), [randomUUID(), subject.teamId, ...values]);
-      await writeAudit(manager, subject.orgId, actor, 'budget.set', before ? limitsView(subject.teamId, limitsOf(before)) : null, limitsView(subject.teamId, limits));
+      await writeAudit(manager, subject.orgId, actor, 'budget.set', before ? limitsView({ team_id: subject.teamId }, limitsOf(before)) : null, limitsView({ team_id: subject.teamId }, limits));
     });
   }
 
@@ -212,10 +215,10 @@ function limitsOf(row: LimitsRow): BudgetLimits {
   return { hourly: limit(row.hourly_atomic), daily: limit(row.daily_atomic), monthly: limit(row.monthly_atomic) };
 }
 
-/** The audit's `before` and `after` of a team budget: limits as 6-decimal USDC strings, null where uncapped. */
-function limitsView(teamId: string, limits: BudgetLimits) {
+/** The audit's `before` and `after` of a budget (a team's, or a wallet's in the operator's audit): limits as 6-decimal USDC strings, null where uncapped. */
+function limitsView(subject: { team_id: string } | { wallet: string }, limits: BudgetLimits) {
   const usdc = (value: bigint | null) => (value === null ? null : formatUsdc(value));
-  return { team_id: teamId, hourly: usdc(limits.hourly), daily: usdc(limits.daily), monthly: usdc(limits.monthly) };
+  return { ...subject, hourly: usdc(limits.hourly), daily: usdc(limits.daily), monthly: usdc(limits.monthly) };
 }
 
 function exceeded(payerWallet: string, window: BudgetWindow, teamName: string | null, limit: bigint, spent: bigint, amountAtomic: bigint): GatewayError {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryFailedError, type DataSource, type EntityManager } from 'typeorm';
 import type { Actor, AuditEntry, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../../modules/orgs/domain/org';
 import { OrgApiKeys, type OrgKeyHolder } from '../../modules/orgs/ports/org-api-keys';
+import { OperatorAudit } from '../../modules/orgs/ports/operator-audit';
 import { ActorRevoked, AlreadyExists, OrgStore, type Page } from '../../modules/orgs/ports/org-store';
 import { OrgApiKeyRow, OrgAuditRow, OrgMemberRow, OrgRow, TeamRow, TeamWalletRow } from './entities/org.row';
 
@@ -83,6 +84,32 @@ export class PostgresOrgStore extends OrgStore {
     });
   }
 
+  async findTeamWallet(teamId: string, walletAddress: string): Promise<TeamWallet | null> {
+    if (!UUID.test(teamId)) return null;
+    const row = await this.dataSource.getRepository(TeamWalletRow).findOneBy({ teamId, walletAddress });
+    return row ? { ...row } : null;
+  }
+
+  async consentTeamWallet(orgId: string, teamId: string, walletAddress: string, actor: Actor): Promise<boolean> {
+    return this.change(actor, async (manager) => {
+      const row = await manager.findOne(TeamWalletRow, { where: { teamId, walletAddress }, lock: { mode: 'pessimistic_write' } });
+      if (!row || row.consented) return false;
+      await manager.update(TeamWalletRow, { teamId, walletAddress }, { consented: true });
+      await writeAudit(manager, orgId, actor, 'team_wallet.consented', teamWalletView(row), teamWalletView({ ...row, consented: true }));
+      return true;
+    });
+  }
+
+  async removeTeamWallet(orgId: string, teamId: string, walletAddress: string, actor: Actor): Promise<boolean> {
+    return this.change(actor, async (manager) => {
+      const row = await manager.findOne(TeamWalletRow, { where: { teamId, walletAddress }, lock: { mode: 'pessimistic_write' } });
+      if (!row) return false;
+      await manager.delete(TeamWalletRow, { teamId, walletAddress });
+      await writeAudit(manager, orgId, actor, 'team_wallet.left', teamWalletView(row), null);
+      return true;
+    });
+  }
+
   async listTeamWallets(teamId: string): Promise<Page<TeamWallet>> {
     if (!UUID.test(teamId)) return page([]);
     const rows = await this.dataSource.getRepository(TeamWalletRow).find({ where: { teamId }, order: { createdAt: 'ASC', walletAddress: 'ASC' } });
@@ -91,7 +118,10 @@ export class PostgresOrgStore extends OrgStore {
 
   async hasTeamWallet(orgId: string, walletAddress: string): Promise<boolean> {
     if (!UUID.test(orgId)) return false;
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM team_wallets w JOIN teams t ON t.id = w.team_id WHERE t.org_id = $1 AND w.wallet_address = $2 LIMIT 1', [orgId, walletAddress]);
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM team_wallets w JOIN teams t ON t.id = w.team_id WHERE t.org_id = $1 AND w.wallet_address = $2 AND w.consented LIMIT 1', [
+      orgId,
+      walletAddress,
+    ]);
     return rows.length > 0;
   }
 
@@ -172,17 +202,61 @@ export class PostgresOrgApiKeys extends OrgApiKeys {
  * (at, id), and PGlite's clock can give two statements of one transaction the same instant, which
  * a random id would then order by chance. Replicas whose clocks disagree still append in order.
  */
-export async function writeAudit(manager: EntityManager, orgId: string, actor: Actor, action: string, before: object | null, after: object): Promise<void> {
+export async function writeAudit(manager: EntityManager, orgId: string, actor: Actor, action: string, before: object | null, after: object | null): Promise<void> {
   await manager.query(
     `INSERT INTO org_audit (id, org_id, actor, action, before, after, at)
      SELECT $1::uuid, $2::uuid, $3, $4, $5::jsonb, $6::jsonb, greatest(clock_timestamp(), max(at) + interval '1 microsecond')
      FROM org_audit WHERE org_id = $2::uuid`,
-    [randomUUID(), orgId, actor.kind === 'admin' ? 'admin' : `key:${actor.keyId}`, action, before === null ? null : JSON.stringify(before), JSON.stringify(after)],
+    [randomUUID(), orgId, actorText(actor), action, before === null ? null : JSON.stringify(before), after === null ? null : JSON.stringify(after)],
   );
 }
 
-function auditEntry(row: OrgAuditRow): AuditEntry {
-  const actor: Actor = row.actor === 'admin' ? { kind: 'admin' } : { kind: 'key', keyId: row.actor.slice('key:'.length) };
+/** The operator's audit entry of a change outside any org, stamped as the org audit's are (writeAudit above). */
+export async function writeOperatorAudit(manager: EntityManager, action: string, before: object | null, after: object): Promise<void> {
+  await manager.query(
+    `INSERT INTO operator_audit (id, actor, action, before, after, at)
+     SELECT $1::uuid, 'admin', $2, $3::jsonb, $4::jsonb, greatest(clock_timestamp(), max(at) + interval '1 microsecond')
+     FROM operator_audit`,
+    [randomUUID(), action, before === null ? null : JSON.stringify(before), JSON.stringify(after)],
+  );
+}
+
+interface OperatorAuditRow {
+  id: string;
+  actor: string;
+  action: string;
+  before: unknown;
+  after: unknown;
+  at: Date;
+}
+
+/** GET /v1/audit: the operator's audit, oldest first. */
+export class PostgresOperatorAudit extends OperatorAudit {
+  constructor(private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async page({ offset, limit }: { offset: number; limit: number }): Promise<Page<AuditEntry>> {
+    const [rows, counted] = await Promise.all([
+      this.dataSource.query('SELECT id, actor, action, before, after, at FROM operator_audit ORDER BY at, id OFFSET $1 LIMIT $2', [offset, limit]) as Promise<OperatorAuditRow[]>,
+      this.dataSource.query('SELECT count(*)::int AS total FROM operator_audit') as Promise<Array<{ total: number }>>,
+    ]);
+    return { items: rows.map((row) => auditEntry({ ...row, orgId: null })), total: counted[0].total };
+  }
+}
+
+function actorText(actor: Actor): string {
+  if (actor.kind === 'admin') return 'admin';
+  return actor.kind === 'key' ? `key:${actor.keyId}` : `wallet:${actor.wallet}`;
+}
+
+function auditEntry(row: Omit<OrgAuditRow, 'orgId'> & { orgId: string | null }): AuditEntry {
+  const actor: Actor =
+    row.actor === 'admin'
+      ? { kind: 'admin' }
+      : row.actor.startsWith('wallet:')
+        ? { kind: 'wallet', wallet: row.actor.slice('wallet:'.length) }
+        : { kind: 'key', keyId: row.actor.slice('key:'.length) };
   return { id: row.id, orgId: row.orgId, actor, action: row.action, before: row.before, after: row.after, at: row.at };
 }
 
@@ -206,7 +280,8 @@ const memberView = (member: OrgMember) => ({ wallet_address: member.walletAddres
 
 const teamView = (team: Team) => ({ id: team.id, org_id: team.orgId, name: team.name, created_at: team.createdAt.toISOString(), updated_at: team.updatedAt.toISOString() });
 
-const teamWalletView = (wallet: TeamWallet) => ({ wallet_address: wallet.walletAddress });
+/** With the team's id, which the API's view leaves to the path: a wallet may be in several teams of an org. */
+const teamWalletView = (wallet: TeamWallet) => ({ team_id: wallet.teamId, wallet_address: wallet.walletAddress, consented: wallet.consented });
 
 const keyView = (key: OrgApiKey) => ({ id: key.id, name: key.name, role: key.role, created_at: key.createdAt.toISOString(), revoked_at: key.revokedAt?.toISOString() ?? null });
 

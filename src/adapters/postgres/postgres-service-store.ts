@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { ServiceEntry } from '../../modules/tools/domain/service-entry';
 import { ServiceStore } from '../../modules/tools/ports/service-store';
+import { writeOperatorAudit } from './postgres-org-store';
 
 /** bigint columns arrive from the driver as decimal strings, or null. */
 interface ServiceRow {
@@ -40,14 +41,20 @@ export class PostgresServiceStore extends ServiceStore {
   async add(entry: ServiceEntry): Promise<boolean> {
     // The table has no `internal` column: only the registry file declares services the gateway serves itself.
     if (entry.internal) throw new RangeError(`service ${entry.id}: runtime entries are external, never internal`);
-    const rows = (await this.dataSource.query(
-      `INSERT INTO services (id, name, category, endpoint, x402_enabled, description, pricing, price_atomic, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id`,
-      [entry.id, entry.name, entry.category, entry.endpoint, entry.x402Enabled, entry.description, entry.pricing, entry.priceAtomic?.toString() ?? null, entry.createdAt],
-    )) as unknown[];
-    return rows.length === 1;
+    // The registration and its entry in the operator's audit land together, or neither does.
+    return this.dataSource.transaction(async (manager) => {
+      const rows = (await manager.query(
+        `INSERT INTO services (id, name, category, endpoint, x402_enabled, description, pricing, price_atomic, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, COALESCE($9::timestamptz, now()))
+         ON CONFLICT (id) DO NOTHING
+         RETURNING id`,
+        [entry.id, entry.name, entry.category, entry.endpoint, entry.x402Enabled, entry.description, entry.pricing, entry.priceAtomic?.toString() ?? null, entry.createdAt],
+      )) as unknown[];
+      if (rows.length === 0) return false;
+      const after = { id: entry.id, name: entry.name, category: entry.category, endpoint: entry.endpoint, x402_enabled: entry.x402Enabled, description: entry.description, pricing: entry.pricing };
+      await writeOperatorAudit(manager, 'service.registered', null, after);
+      return true;
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import type { StorageConfig } from '../../config/gateway-config';
 import { SpendLog } from '../../modules/billing/ports/spend-log';
 import { DatabaseProbe } from '../../modules/ops/ports/dependency-probe';
 import { OrgApiKeys } from '../../modules/orgs/ports/org-api-keys';
+import { OperatorAudit } from '../../modules/orgs/ports/operator-audit';
 import { OrgStore } from '../../modules/orgs/ports/org-store';
 import { BudgetStore } from '../../modules/orgs/ports/budget-store';
 import { BudgetReservations } from '../../modules/payments/ports/budget-reservations';
@@ -15,7 +16,7 @@ import { Database } from './database';
 import { PostgresBudgetReservations, PostgresBudgetStore } from './postgres-budgets';
 import { PostgresEscrowClaims } from './postgres-escrow-claims';
 import { PostgresLeases } from './postgres-leases';
-import { PostgresOrgApiKeys, PostgresOrgStore } from './postgres-org-store';
+import { PostgresOperatorAudit, PostgresOrgApiKeys, PostgresOrgStore } from './postgres-org-store';
 import { PostgresReceiptStore } from './postgres-receipt-store';
 import { PostgresServiceStore } from './postgres-service-store';
 import { PostgresSpendLog } from './postgres-spend-log';
@@ -36,13 +37,14 @@ export class PostgresStorageModule {
         { provide: Leases, useFactory: (db: Database) => new PostgresLeases(db.dataSource), inject: [Database] },
         { provide: OrgStore, useFactory: (db: Database) => new PostgresOrgStore(db.dataSource), inject: [Database] },
         { provide: OrgApiKeys, useFactory: (db: Database) => new PostgresOrgApiKeys(db.dataSource), inject: [Database] },
+        { provide: OperatorAudit, useFactory: (db: Database) => new PostgresOperatorAudit(db.dataSource), inject: [Database] },
         { provide: BudgetStore, useFactory: (db: Database) => new PostgresBudgetStore(db.dataSource), inject: [Database] },
         { provide: BudgetReservations, useFactory: (db: Database) => new PostgresBudgetReservations(db.dataSource), inject: [Database] },
         { provide: WalletUsage, useFactory: (db: Database) => new PostgresWalletUsage(db.dataSource), inject: [Database] },
         { provide: ServiceStore, useFactory: (db: Database) => new PostgresServiceStore(db.dataSource), inject: [Database] },
         { provide: EscrowClaims, useFactory: (db: Database) => new PostgresEscrowClaims(db.dataSource), inject: [Database] },
       ],
-      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, BudgetStore, BudgetReservations, WalletUsage, ServiceStore, EscrowClaims],
+      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, OperatorAudit, BudgetStore, BudgetReservations, WalletUsage, ServiceStore, EscrowClaims],
     };
   }
 }

@@ -11,6 +11,8 @@ if ttl < 0 then
 end
 return {count, ttl}`;
 
+const PREVIEW = `return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}`;
+
 /**
  * Fixed windows shared by every instance through Redis. While Redis fails, counting falls back to
  * this instance's memory: limits loosen per replica rather than every
@@ -30,6 +32,15 @@ export class RedisRateLimitStore extends RateLimitStore {
       return decision(count, limit, ttl);
     } catch {
       return this.fallback.hit(key, limit, windowMs);
+    }
+  }
+
+  async preview(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+    try {
+      const [count, ttl] = (await this.redis.eval(PREVIEW, 1, `gw:rl:${key}`)) as [number, number];
+      return decision(count + 1, limit, ttl < 0 ? windowMs : ttl);
+    } catch {
+      return this.fallback.preview(key, limit, windowMs);
     }
   }
 }

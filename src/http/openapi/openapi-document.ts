@@ -15,6 +15,8 @@ const EDGE_ERRORS: readonly ErrorCode[] = [
   'request.unsupported_expectation',
   'request.headers_too_large',
   'request.timeout',
+  // A body sent to a route that takes none (docs/decisions.md, "Bodies at the edge").
+  'request.body_too_large',
   'cors.origin_not_allowed',
   'server.internal_error',
   'server.shutting_down',
@@ -29,8 +31,6 @@ const BODY_ERRORS: readonly ErrorCode[] = [
   'request.body_too_large',
   'request.malformed_json',
   'request.body_aborted',
-  'request.body_length_mismatch',
-  'request.unreadable_body',
   'request.receive_timeout',
   'request.nesting_too_deep',
   'request.invalid_body',
@@ -83,7 +83,7 @@ function buildDocument(app: INestApplication): OpenAPIObject {
       if (!operation) continue;
       const handler = handlers.get(operation.operationId ?? '');
       const declared = handler ? declaredErrors(handler.controller, handler.handler) : [];
-      addErrorResponses(operation, [...EDGE_ERRORS, ...(isOpsPath(path) ? [] : LIMITED_ERRORS), ...(operation.requestBody ? BODY_ERRORS : []), ...declared]);
+      addErrorResponses(operation, [...new Set([...EDGE_ERRORS, ...(isOpsPath(path) ? [] : LIMITED_ERRORS), ...(operation.requestBody ? BODY_ERRORS : []), ...declared])]);
     }
   }
   return document;

@@ -51,6 +51,9 @@ export class TeamWalletRow implements TeamWallet {
 
   @Column('timestamptz', { name: 'created_at' })
   createdAt!: Date;
+
+  @Column('boolean')
+  consented!: boolean;
 }
 
 @Entity({ name: 'org_api_keys' })

@@ -21,6 +21,7 @@ import type { StageTiming } from '../../ops/domain/stage-timing';
 import type { ChatCompletion } from '../../providers/domain/chat-completion';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
 import { RateLimiter } from '../../rate-limits/application/rate-limiter';
+import { clientNetwork } from '../../rate-limits/domain/client-network';
 import { A2A_ERRORS, A2AError } from '../domain/a2a-errors';
 import { newTaskId, isTaskId, type A2ATaskRecord } from '../domain/a2a-task';
 import { PAYMENT_PAYLOAD, PAYMENT_STATUS, parseUserMessage, taskView, type TaskView } from '../domain/a2a-wire';
@@ -83,7 +84,7 @@ export class A2ATasks {
   }
 
   async get(params: unknown, caller: A2ACaller): Promise<TaskView> {
-    await this.limiter.admit([{ key: `a2a:get:${caller.clientAddress}`, limit: this.config.a2a.getRateLimit }]);
+    await this.limiter.admit([{ key: `a2a:get:${clientNetwork(caller.clientAddress)}`, limit: this.config.a2a.getRateLimit }]);
     return taskView(await this.load(idOf(params)));
   }
 

@@ -11,6 +11,7 @@ import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { ApiErrors } from '../../../http/openapi/api-errors';
 import { asSchema } from '../../../http/openapi/wire-schemas';
 import { A2A_REQUEST, A2A_RESPONSE } from './a2a-openapi';
+import { AGENT_BODY_LIMIT, BodyLimit } from '../../../http/body-limits';
 
 type RpcId = string | number | null;
 
@@ -34,6 +35,7 @@ export class A2AController {
   }
 
   @Post('a2a')
+  @BodyLimit(AGENT_BODY_LIMIT)
   @HttpCode(200)
   @ApiBody({ schema: asSchema(A2A_REQUEST) })
   @ApiAnswer(200, 'a JSON-RPC result (the task) or error; payment errors are JSON-RPC errors too', A2A_RESPONSE, {

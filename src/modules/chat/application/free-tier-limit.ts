@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { RateLimiter } from '../../rate-limits/application/rate-limiter';
+import { clientNetwork } from '../../rate-limits/domain/client-network';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 
 /** Spec 8: clients that cannot be identified share one small free bucket. */
@@ -8,7 +9,7 @@ const UNKNOWN_CLIENT_LIMIT = 2;
 
 /**
  * The free tier's gates, in the spec's order (8): the client's window (GW_FREE_TIER_RATE_LIMIT per
- * TCP peer), then the global cap (GW_FREE_TIER_GLOBAL_RPM, shared through Redis when configured).
+ * client network: docs/decisions.md, "One client identity"), then the global cap (GW_FREE_TIER_GLOBAL_RPM, shared through Redis when configured).
  */
 @Injectable()
 export class FreeTierLimit {
@@ -20,7 +21,7 @@ export class FreeTierLimit {
   admit(clientAddress: string): Promise<RateDecision> {
     const { freeTierRateLimit, freeTierGlobalRpm } = this.config.limits;
     return this.limiter.admit([
-      clientAddress === 'unknown' ? { key: 'free:ip:unknown', limit: UNKNOWN_CLIENT_LIMIT } : { key: `free:ip:${clientAddress}`, limit: freeTierRateLimit },
+      clientAddress === 'unknown' ? { key: 'free:ip:unknown', limit: UNKNOWN_CLIENT_LIMIT } : { key: `free:ip:${clientNetwork(clientAddress)}`, limit: freeTierRateLimit },
       { key: 'free:global', limit: freeTierGlobalRpm },
     ]);
   }

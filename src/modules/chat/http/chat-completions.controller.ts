@@ -6,6 +6,7 @@ import { ApiChatCompletions } from './chat-openapi';
 import { parseChatRequest } from './chat-request-validator';
 import { sessionId, setDebugHeaders } from './chat-response-headers';
 import { endEventStream, openEventStream, writeEvents, type EventStreamTimers } from './sse-writer';
+import { BodyLimit, CHAT_BODY_LIMIT } from '../../../http/body-limits';
 
 /** POST /v1/chat/completions: validate, hand to the use case, render what it decided. */
 @Controller('v1/chat')
@@ -21,6 +22,7 @@ export class ChatCompletionsController {
   }
 
   @Post('completions')
+  @BodyLimit(CHAT_BODY_LIMIT)
   @ApiChatCompletions()
   async create(@Req() req: Request, @Res() res: Response): Promise<void> {
     const startedAt = performance.now();

@@ -4,7 +4,9 @@ import { GatewayError } from '../../../errors/gateway-error';
 import { mayGrantMemberRole, mayManageKeyRole } from '../domain/grants';
 import type { Actor, AuditEntry, Org, OrgApiKey, OrgMember, Team, TeamWallet } from '../domain/org';
 import { newOrgApiKeySecret } from '../domain/org-api-key-secret';
+import { joinConsentText, leaveConsentText, walletSigned } from '../domain/team-wallet-consent';
 import type { OrgRole } from '../domain/org-role';
+import { OperatorAudit } from '../ports/operator-audit';
 import { ActorRevoked, AlreadyExists, OrgStore, type Page } from '../ports/org-store';
 
 /** Who calls: the admin token (role null, above all orgs) or an org key with its role and id. */
@@ -32,7 +34,10 @@ export const MAX_AUDIT_PAGE = 1_000_000;
  */
 @Injectable()
 export class OrgDirectory {
-  constructor(@Optional() private readonly store?: OrgStore) {}
+  constructor(
+    @Optional() private readonly store?: OrgStore,
+    @Optional() private readonly operator?: OperatorAudit,
+  ) {}
 
   async createOrg(name: string, ownerWallet: string, now = new Date()): Promise<Org> {
     const org: Org = { id: randomUUID(), name, createdAt: now, updatedAt: now };
@@ -71,11 +76,38 @@ export class OrgDirectory {
     return this.storage().listTeams(orgId);
   }
 
-  async addTeamWallet(caller: OrgCaller, orgId: string, teamId: string, walletAddress: string): Promise<TeamWallet> {
+  /**
+   * A wallet joins a team on its owner's word (docs/decisions.md, "Whose word makes a team"): an
+   * org key presents the wallet's signature of joinConsentText; the admin token may add without
+   * one. A signature for a membership that has none yet records it (`created` false: a 200).
+   */
+  async addTeamWallet(caller: OrgCaller, orgId: string, teamId: string, walletAddress: string, consentSignature: string | undefined): Promise<{ wallet: TeamWallet; created: boolean }> {
     const team = await this.team(orgId, teamId);
-    const wallet: TeamWallet = { teamId: team.id, walletAddress, createdAt: new Date() };
+    if (consentSignature === undefined && caller.actor.kind !== 'admin') {
+      throw new GatewayError('org.consent_required', `an org key adds a wallet only with consent_signature: the wallet's signature of "${joinConsentText(orgId, team.id, walletAddress)}"`);
+    }
+    if (consentSignature !== undefined && !walletSigned(walletAddress, joinConsentText(orgId, team.id, walletAddress), consentSignature))
+      throw consentInvalid(joinConsentText(orgId, team.id, walletAddress));
+    const existing = await this.storage().findTeamWallet(team.id, walletAddress);
+    if (existing && !existing.consented && consentSignature !== undefined) {
+      await landed(() => this.storage().consentTeamWallet(orgId, team.id, walletAddress, caller.actor));
+      return { wallet: { ...existing, consented: true }, created: false };
+    }
+    const wallet: TeamWallet = { teamId: team.id, walletAddress, createdAt: new Date(), consented: true };
     await exclusive(() => this.storage().addTeamWallet(orgId, wallet, caller.actor), `wallet ${walletAddress} is already in this team`);
-    return wallet;
+    return { wallet, created: true };
+  }
+
+  /** A wallet leaves a team on its own word, its signature of leaveConsentText; no key of the org is needed. */
+  async leaveTeam(orgId: string, teamId: string, walletAddress: string, signature: string): Promise<TeamWallet> {
+    // Checked first: whoever cannot sign for the wallet learns nothing of the org or the team.
+    if (!walletSigned(walletAddress, leaveConsentText(orgId, teamId, walletAddress), signature)) throw consentInvalid(leaveConsentText(orgId, teamId, walletAddress));
+    const team = await this.team(orgId, teamId);
+    const existing = await this.storage().findTeamWallet(team.id, walletAddress);
+    if (!existing || !(await this.storage().removeTeamWallet(orgId, team.id, walletAddress, { kind: 'wallet', wallet: walletAddress }))) {
+      throw new GatewayError('org.team_wallet_not_found', 'the wallet is not in this team');
+    }
+    return existing;
   }
 
   async teamWallets(orgId: string, teamId: string): Promise<Page<TeamWallet>> {
@@ -118,6 +150,12 @@ export class OrgDirectory {
     return this.storage().audit(orgId, { offset: (page - 1) * AUDIT_PAGE_SIZE, limit: AUDIT_PAGE_SIZE });
   }
 
+  /** The operator's audit (changes outside any org); `page` counts from 1. */
+  operatorAudit(page: number): Promise<Page<AuditEntry>> {
+    if (!this.operator) throw storageNotConfigured();
+    return this.operator.page({ offset: (page - 1) * AUDIT_PAGE_SIZE, limit: AUDIT_PAGE_SIZE });
+  }
+
   /** The team of this org; another org's team is not found. */
   async team(orgId: string, teamId: string): Promise<Team> {
     await this.org(orgId);
@@ -127,9 +165,17 @@ export class OrgDirectory {
   }
 
   private storage(): OrgStore {
-    if (!this.store) throw new GatewayError('org.storage_not_configured', 'enterprise routes need storage; GW_STORAGE is none');
+    if (!this.store) throw storageNotConfigured();
     return this.store;
   }
+}
+
+function consentInvalid(text: string): GatewayError {
+  return new GatewayError('org.consent_invalid', `consent_signature is not the wallet's ed25519 signature (base64) of "${text}"`);
+}
+
+function storageNotConfigured(): GatewayError {
+  return new GatewayError('org.storage_not_configured', 'enterprise routes need storage; GW_STORAGE is none');
 }
 
 function orgNotFound(): GatewayError {

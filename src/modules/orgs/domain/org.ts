@@ -27,6 +27,12 @@ export interface TeamWallet {
   teamId: string;
   walletAddress: string;
   createdAt: Date;
+  /**
+   * Whether the wallet's owner gave its word (its signature, or the operator's admin token): only a
+   * consented membership counts the wallet's spend against the team's budget and shows its stats to
+   * the org (docs/decisions.md, "Whose word makes a team").
+   */
+  consented: boolean;
 }
 
 /** An org API key as listed: never its secret, which exists only in the answer that issued it. */
@@ -39,13 +45,13 @@ export interface OrgApiKey {
   revokedAt: Date | null;
 }
 
-/** Who made a change: the gateway's admin token, or an org API key by its id. */
-export type Actor = { kind: 'admin' } | { kind: 'key'; keyId: string };
+/** Who made a change: the gateway's admin token, an org API key by its id, or a wallet on its own signed word (leaving a team). */
+export type Actor = { kind: 'admin' } | { kind: 'key'; keyId: string } | { kind: 'wallet'; wallet: string };
 
-/** One change to an org, with the resource before and after (null where it did not exist). */
+/** One change to an org (or, `orgId` null, one of the operator's outside any org), with the resource before and after (null where it did not exist). */
 export interface AuditEntry {
   id: string;
-  orgId: string;
+  orgId: string | null;
   actor: Actor;
   action: string;
   before: unknown;

@@ -1,4 +1,4 @@
-import { IsIn, IsString, Matches, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { IsIn, IsOptional, IsString, Matches, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { NAME_LENGTH, WALLET_ADDRESS } from '../domain/org';
 import { ORG_ROLES, type OrgRole } from '../domain/org-role';
 
@@ -50,11 +50,28 @@ export class CreateTeamDto {
   name!: string;
 }
 
+/** The wallet's ed25519 signature of a consent text, base64 (src/modules/orgs/domain/team-wallet-consent.ts). */
+const CONSENT_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
+const CONSENT_MESSAGE = 'consent_signature must be the base64 of a 64-byte ed25519 signature';
+
 /** POST /v1/orgs/{org_id}/teams/{team_id}/wallets. */
 export class AddTeamWalletDto {
   @IsString()
   @Matches(WALLET_ADDRESS, { message: `wallet_address: ${WALLET_MESSAGE}` })
   wallet_address!: string;
+
+  /** Required from an org key; the admin token may leave it out. */
+  @IsOptional()
+  @IsString()
+  @Matches(CONSENT_SIGNATURE, { message: CONSENT_MESSAGE })
+  consent_signature?: string;
+}
+
+/** POST /v1/orgs/{org_id}/teams/{team_id}/wallets/{wallet}/leave. */
+export class LeaveTeamDto {
+  @IsString()
+  @Matches(CONSENT_SIGNATURE, { message: CONSENT_MESSAGE })
+  consent_signature!: string;
 }
 
 /** POST /v1/orgs/{org_id}/api-keys. */

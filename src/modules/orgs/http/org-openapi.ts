@@ -8,7 +8,10 @@ const WALLET: JsonSchema = { type: 'string', pattern: '^[1-9A-HJ-NP-Za-km-z]{32,
 export const ORG: JsonSchema = object({ id: STRING, name: STRING, created_at: TIMESTAMP, updated_at: TIMESTAMP });
 export const MEMBER: JsonSchema = object({ wallet_address: WALLET, role: ROLE });
 export const TEAM: JsonSchema = object({ id: STRING, org_id: STRING, name: STRING, created_at: TIMESTAMP, updated_at: TIMESTAMP });
-export const TEAM_WALLET: JsonSchema = object({ wallet_address: WALLET });
+export const TEAM_WALLET: JsonSchema = object({
+  wallet_address: WALLET,
+  consented: { type: 'boolean', description: "whether the wallet's owner consented (its signature, or the admin token): only then do the team's budget and the org's stats cover it" },
+});
 export const API_KEY: JsonSchema = object({ id: STRING, name: STRING, role: ROLE, created_at: TIMESTAMP, revoked_at: nullable(TIMESTAMP) });
 /** An issued key: the secret is shown this once. */
 export const ISSUED_KEY: JsonSchema = object({ id: STRING, name: STRING, role: ROLE, created_at: TIMESTAMP, key: { type: 'string', description: 'the bearer secret, shown only here' } });
@@ -16,7 +19,14 @@ const LIMIT = { type: ['number', 'null'], description: 'USDC; null leaves the wi
 export const BUDGET: JsonSchema = object({ hourly: LIMIT, daily: LIMIT, monthly: LIMIT, hourly_spend: USDC, daily_spend: USDC, monthly_spend: USDC });
 export const AUDIT_PAGE: JsonSchema = {
   ...listOf(
-    object({ id: STRING, actor: { type: 'string', description: 'admin, or key:<key id>' }, action: STRING, before: { type: ['object', 'null'] }, after: { type: ['object', 'null'] }, at: TIMESTAMP }),
+    object({
+      id: STRING,
+      actor: { type: 'string', description: 'admin, key:<key id>, or wallet:<address> (a wallet leaving a team on its own word)' },
+      action: STRING,
+      before: { type: ['object', 'null'] },
+      after: { type: ['object', 'null'] },
+      at: TIMESTAMP,
+    }),
   ),
   description: 'oldest first; `page` (from 1) pages through it',
 };

@@ -11,7 +11,7 @@ export const memberView = (member: OrgMember) => ({ wallet_address: member.walle
 
 export const teamView = (team: Team) => ({ id: team.id, org_id: team.orgId, name: team.name, created_at: team.createdAt.toISOString(), updated_at: team.updatedAt.toISOString() });
 
-export const teamWalletView = (wallet: TeamWallet) => ({ wallet_address: wallet.walletAddress });
+export const teamWalletView = (wallet: TeamWallet) => ({ wallet_address: wallet.walletAddress, consented: wallet.consented });
 
 export const keyView = (key: OrgApiKey) => ({
   id: key.id,
@@ -23,7 +23,7 @@ export const keyView = (key: OrgApiKey) => ({
 
 export const auditView = (entry: AuditEntry) => ({
   id: entry.id,
-  actor: entry.actor.kind === 'admin' ? 'admin' : `key:${entry.actor.keyId}`,
+  actor: entry.actor.kind === 'admin' ? 'admin' : entry.actor.kind === 'key' ? `key:${entry.actor.keyId}` : `wallet:${entry.actor.wallet}`,
   action: entry.action,
   before: entry.before,
   after: entry.after,

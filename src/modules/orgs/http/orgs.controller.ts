@@ -1,25 +1,28 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseIntPipe, Post, Put, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
-import type { Request } from 'express';
-import { GatewayError } from '../../../errors/gateway-error';
+import type { Request, Response } from 'express';
 import { AdminOnly } from '../../../http/admin.guard';
 import { EnterpriseAuth } from '../../../http/enterprise-auth.guard';
 import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { ApiErrors } from '../../../http/openapi/api-errors';
 import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
 import { BudgetDirectory } from '../application/budget-directory';
-import { MAX_AUDIT_PAGE, OrgDirectory, type OrgCaller } from '../application/org-directory';
+import { OrgDirectory, type OrgCaller } from '../application/org-directory';
 import { BudgetDto, budgetLimits } from './budget-dto';
-import { AddMemberDto, AddTeamWalletDto, CreateOrgDto, CreateTeamDto, IssueKeyDto } from './org-dtos';
+import { AddMemberDto, AddTeamWalletDto, CreateOrgDto, CreateTeamDto, IssueKeyDto, LeaveTeamDto } from './org-dtos';
+import { AUDIT_PAGE_QUERY, auditPagePipe, checkedAuditPage } from './audit-page';
 import { IdPipe } from './id.pipe';
+import { walletOf } from './wallet-path';
 import { API_KEY, API_KEYS, AUDIT_PAGE, BUDGET, ISSUED_KEY, MEMBER, MEMBERS, ORG, TEAM, TEAM_WALLET, TEAM_WALLETS, TEAMS } from './org-openapi';
 import { auditView, budgetView, keyView, listView, memberView, orgView, teamView, teamWalletView } from './org-views';
+import { BodyLimit, SMALL_BODY_LIMIT } from '../../../http/body-limits';
 
 /** Requests per minute per client across the enterprise routes (docs/decisions.md, "Enterprise"). */
 export const ENTERPRISE_RATE_LIMIT = 120;
 
 /** The enterprise API (spec 4.9): orgs, members, teams, team wallets, API keys and the audit. */
 @Controller('v1/orgs')
+@BodyLimit(SMALL_BODY_LIMIT)
 @RouteRateLimit('enterprise', ENTERPRISE_RATE_LIMIT)
 @ApiErrors('org.storage_not_configured', 'org.already_exists', 'org.team_not_found', 'org.key_not_found', 'org.role_not_grantable', 'request.invalid_query')
 export class OrgsController {
@@ -73,12 +76,32 @@ export class OrgsController {
     return listView(await this.directory.teams(orgId), teamView);
   }
 
+  /** 201 for a new membership; 200 when the wallet's consent is recorded on a membership that had none. */
   @Post(':org_id/teams/:team_id/wallets')
   @HttpCode(201)
   @EnterpriseAuth('admin')
   @ApiAnswer(201, 'the team wallet', TEAM_WALLET)
-  async addTeamWallet(@Req() req: Request, @Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string, @Body() body: AddTeamWalletDto) {
-    return teamWalletView(await this.directory.addTeamWallet(callerOf(req), orgId, teamId, body.wallet_address));
+  @ApiAnswer(200, "the team wallet, the wallet's consent now recorded", TEAM_WALLET)
+  @ApiErrors('org.consent_required', 'org.consent_invalid')
+  async addTeamWallet(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @Param('org_id', IdPipe) orgId: string,
+    @Param('team_id', IdPipe) teamId: string,
+    @Body() body: AddTeamWalletDto,
+  ) {
+    const { wallet, created } = await this.directory.addTeamWallet(callerOf(req), orgId, teamId, body.wallet_address, body.consent_signature);
+    if (!created) res.status(200);
+    return teamWalletView(wallet);
+  }
+
+  /** No key needed: the wallet's own signature is the credential. */
+  @Post(':org_id/teams/:team_id/wallets/:wallet/leave')
+  @HttpCode(200)
+  @ApiAnswer(200, 'the team wallet that was', TEAM_WALLET)
+  @ApiErrors('org.consent_invalid', 'org.team_wallet_not_found', 'request.invalid_path')
+  async leaveTeam(@Param('org_id', IdPipe) orgId: string, @Param('team_id', IdPipe) teamId: string, @Param('wallet') wallet: string, @Body() body: LeaveTeamDto) {
+    return teamWalletView(await this.directory.leaveTeam(orgId, teamId, walletOf(wallet), body.consent_signature));
   }
 
   @Get(':org_id/teams/:team_id/wallets')
@@ -131,10 +154,9 @@ export class OrgsController {
   @Get(':org_id/audit')
   @EnterpriseAuth('owner')
   @ApiAnswer(200, 'a page of the audit', AUDIT_PAGE)
-  @ApiQuery({ name: 'page', required: false, schema: { type: 'integer', minimum: 1, default: 1 } })
-  async audit(@Param('org_id', IdPipe) orgId: string, @Query('page', new ParseIntPipe({ optional: true, exceptionFactory: () => badPage() })) page = 1) {
-    if (page < 1 || page > MAX_AUDIT_PAGE) throw badPage();
-    return listView(await this.directory.audit(orgId, page), auditView);
+  @ApiQuery(AUDIT_PAGE_QUERY)
+  async audit(@Param('org_id', IdPipe) orgId: string, @Query('page', auditPagePipe()) page = 1) {
+    return listView(await this.directory.audit(orgId, checkedAuditPage(page)), auditView);
   }
 }
 
@@ -143,8 +165,4 @@ function callerOf(req: Request): OrgCaller {
   const caller = req.enterpriseCaller;
   if (!caller || caller.kind === 'admin') return { actor: { kind: 'admin' }, role: null };
   return { actor: { kind: 'key', keyId: caller.keyId }, role: caller.role };
-}
-
-function badPage(): GatewayError {
-  return new GatewayError('request.invalid_query', `page must be a whole number from 1 to ${MAX_AUDIT_PAGE}`);
 }

@@ -9,14 +9,16 @@ import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
 import { BudgetDirectory } from '../application/budget-directory';
 import { WalletStatsReader } from '../application/wallet-stats-reader';
 import { STATS_DAYS } from '../domain/wallet-stats';
-import { WALLET_ADDRESS } from '../domain/org';
 import { BudgetDto, budgetLimits } from './budget-dto';
 import { ENTERPRISE_RATE_LIMIT } from './orgs.controller';
 import { BUDGET, WALLET_STATS } from './org-openapi';
 import { budgetView, walletStatsView } from './org-views';
+import { walletOf } from './wallet-path';
+import { BodyLimit, SMALL_BODY_LIMIT } from '../../../http/body-limits';
 
 /** A payer wallet's own budget (spec 4.9: the admin token only; an org key is 403) and its stats. */
 @Controller('v1/wallets')
+@BodyLimit(SMALL_BODY_LIMIT)
 @RouteRateLimit('enterprise', ENTERPRISE_RATE_LIMIT)
 @ApiErrors('org.storage_not_configured', 'org.wallet_not_found', 'request.invalid_path', 'request.invalid_query')
 export class WalletsController {
@@ -53,10 +55,4 @@ export class WalletsController {
 
 function badDays(): GatewayError {
   return new GatewayError('request.invalid_query', `days must be a whole number from ${STATS_DAYS.min} to ${STATS_DAYS.max}`);
-}
-
-/** A malformed wallet in a path is a 400, not a 404: the client wrote it wrong. */
-function walletOf(wallet: string): string {
-  if (!WALLET_ADDRESS.test(wallet)) throw new GatewayError('request.invalid_path', 'wallet must be a base58 address of 32 to 44 characters');
-  return wallet;
 }

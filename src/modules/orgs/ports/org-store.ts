@@ -39,8 +39,13 @@ export abstract class OrgStore {
 
   /** Throws AlreadyExists when the wallet is in the team already. */
   abstract addTeamWallet(orgId: string, wallet: TeamWallet, actor: Actor): Promise<void>;
+  abstract findTeamWallet(teamId: string, walletAddress: string): Promise<TeamWallet | null>;
+  /** Records the wallet's consent to an unconsented membership: true when this call recorded it. */
+  abstract consentTeamWallet(orgId: string, teamId: string, walletAddress: string, actor: Actor): Promise<boolean>;
+  /** Ends a membership: true when this call ended it. */
+  abstract removeTeamWallet(orgId: string, teamId: string, walletAddress: string, actor: Actor): Promise<boolean>;
   abstract listTeamWallets(teamId: string): Promise<Page<TeamWallet>>;
-  /** Whether any team of the org has the wallet. */
+  /** Whether any team of the org has the wallet, with its consent. */
   abstract hasTeamWallet(orgId: string, walletAddress: string): Promise<boolean>;
 
   /** Stores a new key by the SHA-256 of its secret. */

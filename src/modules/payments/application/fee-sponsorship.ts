@@ -1,8 +1,8 @@
 import { Injectable, Optional, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { GatewayConfig, type SponsorshipConfig } from '../../../config/gateway-config';
 import { AppLogger } from '../../../logging/app-logger';
+import { clientNetwork } from '../../rate-limits/domain/client-network';
 import type { VerifiedTransfer } from '../domain/exact-payment';
-import { clientNetwork } from '../domain/client-network';
 import { paymentErrors } from '../domain/payment-errors';
 import { FeePayers } from '../ports/fee-payers';
 import { PaymentChain } from '../ports/payment-chain';

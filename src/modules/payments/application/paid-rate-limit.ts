@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { RateLimiter } from '../../rate-limits/application/rate-limiter';
+import { clientNetwork } from '../../rate-limits/domain/client-network';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 
 /** Spec 8: clients that cannot be identified share one bucket of this size. */
@@ -10,7 +11,7 @@ const PAYMENT_ATTEMPTS_PER_LIMIT = 4;
 /**
  * The paid rate limit (spec 8): GW_RATE_LIMIT_MAX per 60 s per payer wallet, taken from a
  * transaction whose signature verified (so nobody can exhaust another wallet's bucket); requests
- * without a verified wallet (quotes) count per client IP.
+ * without a verified wallet (quotes) count per client network (docs/decisions.md, "One client identity").
  */
 @Injectable()
 export class PaidRateLimit {
@@ -34,10 +35,10 @@ export class PaidRateLimit {
    * PAYMENT_ATTEMPTS_PER_LIMIT times the paid limit (room for retries beside honest traffic).
    */
   admitAttempt(clientAddress: string): Promise<RateDecision> {
-    return this.limiter.admit([{ key: `paid:attempt:${clientAddress}`, limit: this.limit * PAYMENT_ATTEMPTS_PER_LIMIT }]);
+    return this.limiter.admit([{ key: `paid:attempt:${clientNetwork(clientAddress)}`, limit: this.limit * PAYMENT_ATTEMPTS_PER_LIMIT }]);
   }
 
   admitClient(clientAddress: string): Promise<RateDecision> {
-    return this.limiter.admit([clientAddress === 'unknown' ? { key: 'paid:ip:unknown', limit: UNKNOWN_CLIENT_LIMIT } : { key: `paid:ip:${clientAddress}`, limit: this.limit }]);
+    return this.limiter.admit([clientAddress === 'unknown' ? { key: 'paid:ip:unknown', limit: UNKNOWN_CLIENT_LIMIT } : { key: `paid:ip:${clientNetwork(clientAddress)}`, limit: this.limit }]);
   }
 }

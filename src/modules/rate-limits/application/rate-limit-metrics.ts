@@ -10,7 +10,7 @@ export class RateLimitMetrics {
   constructor(registry: Registry) {
     this.rejections = new Counter({
       name: 'gw_rate_limit_rejections_total',
-      help: 'Requests refused with 429 by a rate-limit window, by limiter: free:ip, free:global, paid:ip, paid:wallet, paid:attempt, a2a:get, route:<name>',
+      help: 'Requests refused with 429 by a rate-limit window, by limiter: free:ip, free:global, paid:ip, paid:wallet, paid:attempt, a2a:get, admin:failures, route:<name>',
       labelNames: ['limiter'],
       registers: [registry],
     });

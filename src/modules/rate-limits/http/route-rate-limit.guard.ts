@@ -6,8 +6,8 @@ import type { ThrottlerRequest } from '@nestjs/throttler/dist/throttler.guard.in
 import type { Request, Response } from 'express';
 import { GatewayError } from '../../../errors/gateway-error';
 import { ApiErrors } from '../../../http/openapi/api-errors';
-import { clientNetwork } from '../../payments/domain/client-network';
 import { WINDOW_MS } from '../application/rate-limiter';
+import { clientNetwork } from '../domain/client-network';
 import { RATE_LIMITED_MESSAGE, rateLimitHeaders } from '../domain/rate-limit-headers';
 import { decisionOf } from './rate-limit-throttler-storage';
 
@@ -23,8 +23,8 @@ export function RouteRateLimit(name: string, limitPerMinute: number): ClassDecor
 }
 
 /**
- * @nestjs/throttler's guard with the gateway's identity and answers: the client is the TCP peer's
- * network (X-Forwarded-For is never trusted), and the headers and the 429 are the spec's, made by the same
+ * @nestjs/throttler's guard with the gateway's identity and answers: the client is its network
+ * (client-network.ts) (X-Forwarded-For is never trusted), and the headers and the 429 are the spec's, made by the same
  * function as the chat limits'.
  */
 @Injectable()

@@ -14,6 +14,12 @@ export interface RateDecision {
  */
 export abstract class RateLimitStore {
   abstract hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+
+  /**
+   * What a hit would decide now, without counting it: for a bound on failures, checked before the
+   * work that may fail (src/http/admin-token.ts).
+   */
+  abstract preview(key: string, limit: number, windowMs: number): Promise<RateDecision>;
 }
 
 export function decision(count: number, limit: number, msLeft: number): RateDecision {

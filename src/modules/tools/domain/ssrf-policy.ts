@@ -1,4 +1,6 @@
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { IANA_IPV4_SPECIAL_PURPOSE, IANA_IPV6_SPECIAL_PURPOSE, OTHER_REFUSED_BLOCKS, type SpecialPurposeBlock } from './special-purpose-addresses';
 
 /** The longest endpoint a service may register: long enough for any real API, short enough to log. */
 export const MAX_ENDPOINT_LENGTH = 2048;
@@ -31,151 +33,121 @@ export function hostOf(url: URL): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
-interface Cidr {
-  /** 4 or 16 bytes. */
-  readonly bytes: Uint8Array;
-  readonly prefix: number;
-  readonly text: string;
-}
+type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-interface NamedRange extends Cidr {
+/** Where an IPv6 address that embeds IPv4 addresses carries them: the IPv4 addresses it is delivered to. */
+type Embedded = (bytes: number[]) => number[][];
+const LAST_FOUR: Embedded = (bytes) => [bytes.slice(12)];
+
+/** How the embedding blocks of the IPv6 table carry their IPv4 addresses. */
+const EMBEDDED_BY_CIDR: Readonly<Record<string, Embedded>> = {
+  '::ffff:0:0/96': LAST_FOUR,
+  '64:ff9b::/96': LAST_FOUR,
+  // 6to4 (2002:AABB:CCDD::/48): the IPv4 address in bytes 2 to 5.
+  '2002::/16': (bytes) => [bytes.slice(2, 6)],
+  // Teredo: the server in bytes 4 to 7, the client's address in the last four, bits inverted.
+  '2001::/32': (bytes) => [bytes.slice(4, 8), bytes.slice(12).map((byte) => byte ^ 0xff)],
+};
+
+interface Block {
+  readonly net: Address;
+  readonly bits: number;
+  readonly text: string;
   readonly label: string;
 }
 
-function range(text: string, label: string): NamedRange {
-  return { ...parseCidr(text), label };
+function block(entry: SpecialPurposeBlock): Block {
+  const [net, bits] = ipaddr.parseCIDR(entry.cidr);
+  return { net, bits, text: entry.cidr, label: entry.label };
 }
 
-/** IPv4 ranges no service endpoint may reach: the host itself, private networks, link-local (cloud metadata), and what is not unicast. */
-const IPV4_REFUSED: readonly NamedRange[] = [
-  range('0.0.0.0/8', 'this network'),
-  range('10.0.0.0/8', 'private'),
-  range('100.64.0.0/10', 'carrier-grade NAT'),
-  range('127.0.0.0/8', 'loopback'),
-  range('169.254.0.0/16', 'link-local'),
-  range('172.16.0.0/12', 'private'),
-  range('192.168.0.0/16', 'private'),
-  range('224.0.0.0/4', 'multicast'),
-  // Beyond the required list: the limited broadcast address is never a service.
-  range('255.255.255.255/32', 'broadcast'),
-];
+function contains(cidr: Block | { net: Address; bits: number }, address: Address): boolean {
+  return address.kind() === cidr.net.kind() && address.match(cidr.net, cidr.bits);
+}
 
-/** IPv6 ranges refused as they are; the forms that embed an IPv4 address are judged by that address (see `embeddedIpv4`). */
-const IPV6_REFUSED: readonly NamedRange[] = [
-  range('::/128', 'unspecified'),
-  range('::1/128', 'loopback'),
-  range('fc00::/7', 'unique local'),
-  range('fe80::/10', 'link-local'),
-  // Beyond the required list: deprecated site-local (still routed inside some networks), and Teredo,
-  // whose client address is an obfuscated IPv4 address no service needs to be reached through.
-  range('fec0::/10', 'site-local'),
-  range('2001::/32', 'Teredo'),
-  range('ff00::/8', 'multicast'),
-];
+const refused = (entry: SpecialPurposeBlock): boolean => entry.globallyReachable !== true && entry.embedsIpv4 === undefined;
+const isIpv4Block = (entry: SpecialPurposeBlock): boolean => !entry.cidr.includes(':');
 
-/** `::ffff:a.b.c.d`: the socket layer connects to the IPv4 address itself. */
-const IPV4_MAPPED = parseCidr('::ffff:0:0/96');
-/** `::a.b.c.d` (IPv4-compatible, deprecated): some stacks still route it to the IPv4 address. */
-const IPV4_COMPATIBLE = parseCidr('::/96');
-/** Beyond the required list: a NAT64 gateway (64:ff9b::/96) forwards these to the embedded IPv4 address, which must pass too. */
-const NAT64 = parseCidr('64:ff9b::/96');
-/** Beyond the required list: SIIT's IPv4-translated form `::ffff:0:a.b.c.d`, delivered to the IPv4 address by a translator. */
-const IPV4_TRANSLATED = parseCidr('::ffff:0:0:0/96');
-/** Beyond the required list: 6to4 (2002:AABB:CCDD::/48) tunnels to the IPv4 address in bytes 2 to 5. */
-const SIX_TO_FOUR = parseCidr('2002::/16');
+const mostSpecificFirst = (a: Block, b: Block): number => b.bits - a.bits;
+
+/** Refused as they are: every special-purpose block not globally reachable, and multicast; a refusal names the most specific block. */
+const IPV4_REFUSED: readonly Block[] = [...IANA_IPV4_SPECIAL_PURPOSE, ...OTHER_REFUSED_BLOCKS.filter(isIpv4Block)].filter(refused).map(block).sort(mostSpecificFirst);
+const IPV6_REFUSED: readonly Block[] = [...IANA_IPV6_SPECIAL_PURPOSE, ...OTHER_REFUSED_BLOCKS.filter((entry) => !isIpv4Block(entry))].filter(refused).map(block).sort(mostSpecificFirst);
+
+/** The embedding blocks of the table, by their CIDR, with two forms of RFC 4291 and RFC 6145 beside them. */
+const EMBEDDING: ReadonlyArray<{ net: Address; bits: number; except?: { net: Address; bits: number }; ipv4: Embedded }> = [
+  ...IANA_IPV6_SPECIAL_PURPOSE.filter((entry) => entry.embedsIpv4).map((entry) => {
+    const [net, bits] = ipaddr.parseCIDR(entry.cidr);
+    return { net, bits, ipv4: EMBEDDED_BY_CIDR[entry.cidr] };
+  }),
+  // IPv4-compatible `::a.b.c.d` (deprecated; some stacks still route it to the IPv4 address), but not `::` and `::1`.
+  { net: ipaddr.parse('::'), bits: 96, except: { net: ipaddr.parse('::'), bits: 127 }, ipv4: LAST_FOUR },
+  // SIIT's IPv4-translated `::ffff:0:a.b.c.d`, delivered to the IPv4 address by a translator.
+  { net: ipaddr.parse('::ffff:0:0:0'), bits: 96, ipv4: LAST_FOUR },
+];
 
 /**
- * Which addresses a service endpoint may resolve to (the SSRF rules in src/modules/tools/application/ssrf-guard.ts).
+ * Which addresses a service endpoint may resolve to (the SSRF rules in src/modules/tools/application/ssrf-guard.ts;
+ * docs/decisions.md, "SSRF defences"). Two sources: the IANA special-purpose registries as committed in
+ * special-purpose-addresses.ts (every block not globally reachable, and multicast), and ipaddr.js's own ranges
+ * (anything it does not call unicast). An address that embeds IPv4 addresses (IPv4-mapped, IPv4-compatible,
+ * SIIT, NAT64 64:ff9b::/96, 6to4, Teredo's server and client) is judged by them.
  * `allowCidrs` is the test-only allow list (GW_SSRF_ALLOW_CIDRS): an address in it passes whatever range it is in.
  */
 export class AddressPolicy {
-  private readonly allowed: readonly Cidr[];
+  private readonly allowed: ReadonlyArray<{ net: Address; bits: number }>;
 
   constructor(allowCidrs: readonly string[]) {
-    this.allowed = allowCidrs.map((text) => parseCidr(text));
+    this.allowed = allowCidrs.map(parseAllowed);
   }
 
   /** Null when a call may connect to `address`, else why not (client-safe, names the range). */
   refusal(address: string): string | null {
     const shown = address.length > 64 ? `${address.slice(0, 64)}...` : address;
-    const bytes = parseAddress(address);
-    if (bytes === null) return `${shown} is not an IP address`;
-    const ipv4 = bytes.length === 4 ? bytes : embeddedIpv4(bytes);
-    if (this.allowed.some((cidr) => contains(cidr, bytes) || (ipv4 !== null && contains(cidr, ipv4)))) return null;
-    if (bytes.length === 16) {
-      const hit = IPV6_REFUSED.find((candidate) => contains(candidate, bytes));
-      if (hit !== undefined) return `${shown} is in ${hit.text} (${hit.label})`;
+    if (isIP(address) === 0) return `${shown} is not an IP address`;
+    const parsed = ipaddr.parse(address);
+    const carried = parsed.kind() === 'ipv6' ? embeddedIpv4(parsed as ipaddr.IPv6) : null;
+    if (this.allowed.some((cidr) => contains(cidr, parsed) || (carried ?? []).some((ipv4) => contains(cidr, ipv4)))) return null;
+    if (parsed.kind() === 'ipv4') {
+      const why = ipv4Refusal(parsed as ipaddr.IPv4);
+      return why === null ? null : `${shown} is in ${why}`;
     }
-    if (ipv4 === null) return null;
-    const hit = IPV4_REFUSED.find((candidate) => contains(candidate, ipv4));
-    if (hit === undefined) return null;
-    const dotted = ipv4.join('.');
-    return dotted === shown ? `${shown} is in ${hit.text} (${hit.label})` : `${shown} stands for ${dotted}, which is in ${hit.text} (${hit.label})`;
+    if (carried !== null) {
+      for (const ipv4 of carried) {
+        const why = ipv4Refusal(ipv4);
+        if (why !== null) return `${shown} stands for ${ipv4.toString()}, which is in ${why}`;
+      }
+      return null;
+    }
+    const hit = IPV6_REFUSED.find((candidate) => contains(candidate, parsed));
+    if (hit !== undefined) return `${shown} is in ${hit.text} (${hit.label})`;
+    const range = parsed.range();
+    return range === 'unicast' ? null : `${shown} is in a special-purpose range (${range})`;
   }
 }
 
-/** The IPv4 address an IPv6 address carries and is delivered to (mapped, compatible, translated, NAT64, 6to4), or null. */
-function embeddedIpv4(bytes: Uint8Array): Uint8Array | null {
-  if ([IPV4_MAPPED, IPV4_COMPATIBLE, IPV4_TRANSLATED, NAT64].some((cidr) => contains(cidr, bytes))) return bytes.subarray(12);
-  if (contains(SIX_TO_FOUR, bytes)) return bytes.subarray(2, 6);
-  return null;
+function ipv4Refusal(address: ipaddr.IPv4): string | null {
+  const hit = IPV4_REFUSED.find((candidate) => contains(candidate, address));
+  if (hit !== undefined) return `${hit.text} (${hit.label})`;
+  const range = address.range();
+  return range === 'unicast' ? null : `a special-purpose range (${range})`;
 }
 
-function contains(cidr: Cidr, bytes: Uint8Array): boolean {
-  if (cidr.bytes.length !== bytes.length) return false;
-  const whole = cidr.prefix >> 3;
-  for (let i = 0; i < whole; i++) if (cidr.bytes[i] !== bytes[i]) return false;
-  const rest = cidr.prefix & 7;
-  if (rest === 0) return true;
-  const mask = (0xff << (8 - rest)) & 0xff;
-  return (cidr.bytes[whole] & mask) === (bytes[whole] & mask);
+/** The IPv4 addresses an IPv6 address carries and is delivered to, or null when it carries none. */
+function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4[] | null {
+  const form = EMBEDDING.find((candidate) => contains(candidate, address) && !(candidate.except && contains(candidate.except, address)));
+  if (form === undefined) return null;
+  return form.ipv4(address.toByteArray()).map((bytes) => new ipaddr.IPv4(bytes));
 }
 
-/** `a.b.c.d/n` or `x:y::z/n`; throws on anything else, so that a mistyped allow list stops the start. */
-function parseCidr(text: string): Cidr {
+/** `a.b.c.d/n`, `x:y::z/n`, or a bare address (one host); throws on anything else, so that a mistyped allow list stops the start. */
+function parseAllowed(text: string): { net: Address; bits: number } {
   const slash = text.indexOf('/');
   const address = slash === -1 ? text : text.slice(0, slash);
-  const bytes = parseAddress(address);
-  if (bytes === null || address.includes('%')) throw new Error(`not a CIDR: ${text.slice(0, 100)}`);
-  const bits = bytes.length * 8;
-  const prefixText = slash === -1 ? String(bits) : text.slice(slash + 1);
-  if (!/^\d{1,3}$/.test(prefixText) || Number(prefixText) > bits) throw new Error(`not a CIDR: ${text.slice(0, 100)}`);
-  return { bytes, prefix: Number(prefixText), text };
-}
-
-/** The bytes of an IPv4 (4) or IPv6 (16) address in textual form, or null; an IPv6 zone (`%eth0`) is ignored. */
-function parseAddress(text: string): Uint8Array | null {
-  const family = isIP(text);
-  if (family === 4) return Uint8Array.from(text.split('.').map(Number));
-  if (family !== 6) return null;
-  const zone = text.indexOf('%');
-  let body = zone === -1 ? text : text.slice(0, zone);
-  const bytes = new Uint8Array(16);
-  const lastColon = body.lastIndexOf(':');
-  let tailIpv4: Uint8Array | null = null;
-  if (body.includes('.', lastColon)) {
-    tailIpv4 = Uint8Array.from(
-      body
-        .slice(lastColon + 1)
-        .split('.')
-        .map(Number),
-    );
-    // Stand-in groups keep the count right; the IPv4 bytes overwrite them below.
-    body = `${body.slice(0, lastColon + 1)}0:0`;
-  }
-  const gap = body.indexOf('::');
-  const head = gap === -1 ? body.split(':') : splitGroups(body.slice(0, gap));
-  const tail = gap === -1 ? [] : splitGroups(body.slice(gap + 2));
-  const groups = [...head, ...new Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
-  groups.forEach((group, i) => {
-    const value = parseInt(group, 16);
-    bytes[i * 2] = value >> 8;
-    bytes[i * 2 + 1] = value & 0xff;
-  });
-  if (tailIpv4 !== null) bytes.set(tailIpv4, 12);
-  return bytes;
-}
-
-function splitGroups(text: string): string[] {
-  return text === '' ? [] : text.split(':');
+  if (isIP(address) === 0 || address.includes('%')) throw new Error(`not a CIDR: ${text.slice(0, 100)}`);
+  const net = ipaddr.parse(address);
+  const max = net.kind() === 'ipv4' ? 32 : 128;
+  const prefix = slash === -1 ? String(max) : text.slice(slash + 1);
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max) throw new Error(`not a CIDR: ${text.slice(0, 100)}`);
+  return { net, bits: Number(prefix) };
 }

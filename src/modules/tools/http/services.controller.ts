@@ -16,6 +16,7 @@ import { parseServicePrice, pricingLabel } from '../domain/service-price';
 import { ServiceRegistrationDto } from './service-registration.dto';
 import { serviceView } from './service-views';
 import { ApiProxied, SERVICE_ENTRY, SERVICE_LIST } from './tools-openapi';
+import { AGENT_BODY_LIMIT, BodyLimit, SMALL_BODY_LIMIT } from '../../../http/body-limits';
 
 /** The listing reads storage, so it is not free to repeat without bound (docs/decisions.md, "The service registry"). */
 export const SERVICES_LIST_RATE_LIMIT = 120;
@@ -54,6 +55,7 @@ export class ServicesController {
   }
 
   @Post('register')
+  @BodyLimit(SMALL_BODY_LIMIT)
   @AdminOnly('unavailable')
   @HttpCode(201)
   @ApiAnswer(201, 'the registered entry', SERVICE_ENTRY)
@@ -77,6 +79,7 @@ export class ServicesController {
   }
 
   @Post(':id/proxy')
+  @BodyLimit(AGENT_BODY_LIMIT)
   @PaidRoute<ProxyInput>({ input: proxyInput, service: ({ id }) => ({ kind: 'proxied', id }) })
   @ApiProxied()
   @ApiErrors(

@@ -6,6 +6,7 @@ import { PaidTools, type PriceAnswer, type SearchAnswer } from '../application/p
 import { TOKEN_PRICE_SERVICE, WEB_SEARCH_SERVICE } from '../domain/service-entry';
 import { ApiPrice, ApiSearch } from './tools-openapi';
 import { parsePriceInput, parseSearchInput, type PriceInput, type SearchInput } from '../domain/tool-requests';
+import { BodyLimit, PRICE_BODY_LIMIT, SMALL_BODY_LIMIT } from '../../../http/body-limits';
 
 /** The paid tools (spec 4.6, 4.7): flat registry prices, settled before the tool runs; answers are never cached. */
 @Controller('v1')
@@ -14,6 +15,7 @@ export class ToolsController {
   constructor(private readonly tools: PaidTools) {}
 
   @Post('search')
+  @BodyLimit(SMALL_BODY_LIMIT)
   @HttpCode(200)
   @PaidRoute<SearchInput>({ input: ({ body }) => parseSearchInput(body), service: () => ({ kind: 'tool', id: WEB_SEARCH_SERVICE }) })
   @ApiSearch()
@@ -22,6 +24,7 @@ export class ToolsController {
   }
 
   @Post('solana/price')
+  @BodyLimit(PRICE_BODY_LIMIT)
   @HttpCode(200)
   @PaidRoute<PriceInput>({ input: ({ body }) => parsePriceInput(body), service: () => ({ kind: 'tool', id: TOKEN_PRICE_SERVICE }) })
   @ApiPrice()

@@ -3,9 +3,10 @@ import { isIPv4, isIPv6 } from 'node:net';
 const IPV4_MAPPED = '::ffff:';
 
 /**
- * The network a client address stands for in a per-client bound: an IPv4 address itself, an IPv6
- * address its /64. One IPv6 subscriber routinely holds a whole /64, so keying on the full address
- * would give it 2^64 bounds (docs/decisions.md, "Bounded sponsorship").
+ * The network a client address stands for in every per-client bound (each rate-limit window, the
+ * sponsorship bound, the connection cap): an IPv4 address itself (an IPv4-mapped IPv6 address as
+ * its IPv4 address), an IPv6 address its /64. One IPv6 subscriber routinely holds a whole /64, so
+ * keying on the full address would give it 2^64 windows (docs/decisions.md, "One client identity").
  */
 export function clientNetwork(address: string): string {
   const bare = address.split('%', 1)[0].toLowerCase();
