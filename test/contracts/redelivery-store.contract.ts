@@ -3,7 +3,7 @@ import type { KeptAnswer, RedeliveryStore } from '../../src/modules/chat/ports/r
 import { completion } from './response-cache.contract';
 
 export function keptAnswer(text = 'kept answer'): KeptAnswer {
-  return { fingerprint: randomUUID(), completion: completion(text), whole: true, receiptPath: `/v1/receipts/${randomUUID()}`, heldUntilLanded: null };
+  return { fingerprint: randomUUID(), completion: completion(text), whole: true, receiptPath: `/v1/receipts/${randomUUID()}`, landing: null };
 }
 
 /** The behaviour every RedeliveryStore adapter must have; each adapter's spec runs it against its own. */
@@ -18,7 +18,12 @@ export function redeliveryStoreContract(open: () => Promise<{ store: RedeliveryS
 
   it('finds a kept answer under its replay key, as kept', async () => {
     const key = randomUUID();
-    const answer = { ...keptAnswer(), whole: false, receiptPath: null, heldUntilLanded: '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW' };
+    const answer = {
+      ...keptAnswer(),
+      whole: false,
+      receiptPath: null,
+      landing: { signature: '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW', required: true },
+    };
     await store.keep(key, answer, 60_000);
     expect(await store.find(key)).toEqual(answer);
   });

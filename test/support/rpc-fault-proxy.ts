@@ -43,7 +43,15 @@ export type RpcFaultMode =
    * one after another in the order they came, each once the one before was answered: transactions a
    * node accepted and propagated late. Their late answers go nowhere.
    */
-  | ({ kind: 'accept-late' } & RpcCallFilter);
+  | ({ kind: 'accept-late' } & RpcCallFilter)
+  /**
+   * Every single call (not a batch) goes to `handle` first, which may do something else meanwhile
+   * (land a transaction it held, say) and then forward the call or answer it with `result`.
+   */
+  | { kind: 'hook'; handle: (call: { method: string; params: unknown }) => Promise<RpcDecision> | RpcDecision };
+
+/** What a `hook` mode does with a call. */
+export type RpcDecision = { kind: 'forward' } | { kind: 'answer'; result: unknown };
 
 export interface RpcFaultProxy {
   /** The proxy's JSON-RPC URL, to use in place of the target's (e.g. as GW_SOLANA_RPC_URL). */
@@ -122,6 +130,7 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
     if (mode.kind === 'pass') return false;
     if (mode.kind === 'no-preflight') return calls.some((call) => call.method === 'sendTransaction');
     if (mode.kind === 'accept-late') return calls.some((call) => call.method === 'sendTransaction' && (mode.when === undefined || holds(mode.when, call.params)));
+    if (mode.kind === 'hook') return calls.length === 1;
     return calls.some((call) => (mode.methods === undefined || mode.methods.includes(call.method)) && (mode.when === undefined || holds(mode.when, call.params)));
   };
 
@@ -155,6 +164,19 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
         return;
       case 'no-preflight':
         return forward({ ...call, body: withoutPreflight(call.body) });
+      case 'hook': {
+        if (isBatch(call.body)) return forward(call);
+        const [only] = calls;
+        void Promise.resolve(mode.handle({ method: only.method, params: only.params })).then(
+          (decision) => {
+            if (decision.kind === 'forward') return forward(call);
+            call.res.writeHead(200, { 'content-type': 'application/json' });
+            call.res.end(JSON.stringify({ jsonrpc: '2.0', id: only.id, result: decision.result }));
+          },
+          () => call.res.destroy(),
+        );
+        return;
+      }
       case 'accept-late': {
         late.push(call.body);
         const answers = calls.map(({ id, params }) => ({ jsonrpc: '2.0', id, result: transactionSignature(params) }));

@@ -11,6 +11,12 @@ const ENTITIES = [SpendLogRow, ReceiptRow, OrgRow, OrgMemberRow, TeamRow, TeamWa
 /** Arbitrary constant key of the advisory lock that serialises migrations across replicas. */
 const MIGRATION_LOCK_KEY = 4_020_402;
 const CONNECT_TIMEOUT_MS = 5_000;
+/**
+ * A statement whose answer never comes (a half-open connection to a server that went away) fails
+ * after this, rather than holding what waits on it (a claim's lease, a request) forever; every
+ * statement of the gateway takes milliseconds.
+ */
+const QUERY_TIMEOUT_MS = 30_000;
 
 /**
  * The TypeORM data source over PostgreSQL or embedded PGlite, migrated on open. The schema changes
@@ -34,7 +40,7 @@ export class Database implements OnApplicationShutdown {
     } as const;
     const options: DataSourceOptions = embedded
       ? { ...common, host: embedded.host, port: embedded.port, username: 'postgres', database: 'postgres', extra: { max: 1, connectionTimeoutMillis: CONNECT_TIMEOUT_MS } }
-      : { ...common, url: storage.kind === 'postgres' ? storage.url.reveal() : undefined, extra: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS } };
+      : { ...common, url: storage.kind === 'postgres' ? storage.url.reveal() : undefined, extra: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: QUERY_TIMEOUT_MS, keepAlive: true } };
     const dataSource = new DataSource(options);
     try {
       await dataSource.initialize();

@@ -61,6 +61,22 @@ export class PostgresEscrowClaims extends EscrowClaims {
     return rows.length === 1;
   }
 
+  async withdraw(receiptId: string): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      // The receipt row first, as `open` and `abandonUnclaimed` lock it.
+      const locked = (await manager.query(`SELECT id FROM receipts WHERE id = $1 AND status = 'pending' FOR UPDATE`, [receiptId])) as unknown[];
+      if (locked.length === 0) return false;
+      await manager.query(`DELETE FROM escrow_claims WHERE receipt_id = $1 AND status = 'pending' AND cardinality(claim_signatures) = 0`, [receiptId]);
+      const [ended] = (await manager.query(
+        `UPDATE receipts SET status = 'not_charged', amount_charged_atomic = 0, settled_at = NULL
+         WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM escrow_claims c WHERE c.receipt_id = receipts.id)
+         RETURNING id`,
+        [receiptId],
+      )) as [unknown[], number];
+      return ended.length === 1;
+    });
+  }
+
   async finalize(receiptId: string, claimAtomic: bigint, dueAt: Date): Promise<boolean> {
     const rows = await updated(
       this.dataSource,
@@ -153,6 +169,17 @@ export class PostgresEscrowClaims extends EscrowClaims {
       )) as [{ id: string }[], number];
       return rows.map((row) => row.id);
     });
+  }
+
+  async endedWithPendingReceipt(limit: number): Promise<EscrowClaim[]> {
+    const rows = (await this.dataSource.query(
+      `SELECT ${LEASED_COLUMNS} FROM escrow_claims c JOIN receipts r ON r.id = c.receipt_id
+       WHERE c.status IN ('completed', 'failed') AND r.status = 'pending'
+       ORDER BY c.created_at
+       LIMIT $1`,
+      [limit],
+    )) as ClaimRow[];
+    return rows.map(toClaim);
   }
 
   async counts(): Promise<EscrowClaimCounts> {

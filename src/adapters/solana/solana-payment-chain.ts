@@ -146,9 +146,10 @@ export class SolanaPaymentChain extends PaymentChain {
     return status !== null;
   }
 
-  async confirm(signature: string, timeoutMs: number): Promise<ConfirmOutcome> {
+  async confirm(signature: string, timeoutMs: number, signal?: AbortSignal): Promise<ConfirmOutcome> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
+      if (signal?.aborted) return 'unconfirmed';
       // Each look-up is bounded by the time left, so a stalled RPC cannot hold the answer past the window.
       const status = await withDeadline(
         this.connection.getSignatureStatuses([signature]).then(
@@ -160,7 +161,7 @@ export class SolanaPaymentChain extends PaymentChain {
       if (status?.err) return 'failed';
       if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') return 'confirmed';
       if (Date.now() + this.timing.pollIntervalMs > deadline) return 'unconfirmed';
-      await sleep(this.timing.pollIntervalMs);
+      await sleep(this.timing.pollIntervalMs, undefined, { signal }).catch(() => undefined);
     }
   }
 

@@ -29,6 +29,8 @@ const describeWithPostgres = serviceAvailable('postgres') ? describe : describe.
 /** The windows the runs go through, shortened: a crashed answer's claim is due 4 s after its first content. */
 const WINDOWS = {
   GW_REQUEST_TIMEOUT_SECS: '1',
+  // An escrow receipt whose answer never began is ended once no surface could still begin it: A2A's serve bound counts too.
+  GW_A2A_SERVE_SECS: '1',
   GW_STREAM_MAX_SECS: '2',
   GW_SETTLEMENT_CONFIRM_SECS: '1',
   GW_SHUTDOWN_GRACE_SECS: '1',

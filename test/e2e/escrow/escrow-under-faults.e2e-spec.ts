@@ -326,39 +326,42 @@ describe('escrow under faults', () => {
       expect(task.body.result?.status.state).toBe('input-required');
     });
 
-    it('past GW_CLAIM_LAMPORTS_PER_HOUR new offers and deposits stop, while claims for answers already served are all sent', async () => {
-      // Room for one claim's fee (10,000 lamports) in the window.
-      const gateway = await start({ GW_CLAIM_LAMPORTS_PER_HOUR: '10000' });
-      const agents = [newAgent(), newAgent()];
+    it('past GW_CLAIM_LAMPORTS_PER_HOUR new offers and deposits stop: deposits accepted together never pass it, and claims for answers served are all sent, retries included', async () => {
+      // Room for two claims' fees (10,000 lamports each) in the window; three agents deposit at once, their answers slow to begin.
+      const gateway = await start({ GW_CLAIM_LAMPORTS_PER_HOUR: '20000' });
+      const agents = [newAgent(), newAgent(), newAgent()];
       const body = chatBody();
       const providerBefore = usdc(provider());
-      // Two answers served before any claim was sent: both claims go out, though the second passes the bound.
+      const before = agents.map((agent) => usdc(agent));
+      world.upstreams.openai.setDefault({ kind: 'reply', firstByteDelayMs: 500 });
+      // The first attempt of every claim is taken by the node but never lands: each claim needs a second attempt, past the bound.
+      let claims = 0;
+      proxy.mode({ kind: 'accept-late', when: (params) => countClaims(params) && ++claims <= 2 });
       const deposits = await Promise.all(agents.map((agent) => deposit(gateway, body, agent)));
       const answers = await Promise.all(deposits.map(({ header }) => postChat(gateway, body, { 'payment-signature': header })));
-      expect(answers.map((res) => res.status)).toEqual([200, 200]);
-      const settled = await Promise.all(answers.map((res) => finalReceipt(gateway, res.headers.get('x-gw-receipt') as string)));
-      expect(settled.map((body) => body.status)).toEqual(['settled', 'settled']);
-      const claimed = settled.reduce((sum, body) => sum + BigInt(body.amount_charged_atomic), 0n);
+      expect(answers.map((res) => res.status).sort()).toEqual([200, 200, 400]);
+      const refused = answers.findIndex((res) => res.status === 400);
+      expect(((await answers[refused].json()) as ErrorBody).error.code).toBe('payment.escrow_suspended');
+      expect(usdc(agents[refused])).toBe(before[refused]);
+
+      const served = answers.filter((res) => res.status === 200);
+      const settled = await Promise.all(served.map((res) => finalReceipt(gateway, res.headers.get('x-gw-receipt') as string)));
+      expect(settled.map((receiptBody) => receiptBody.status)).toEqual(['settled', 'settled']);
+      const claimed = settled.reduce((sum, receiptBody) => sum + BigInt(receiptBody.amount_charged_atomic), 0n);
       expect(usdc(provider()) - providerBefore).toBe(claimed);
 
-      const config = await pollUntil(
-        () => escrowConfig(gateway),
-        (view) => (view as unknown as { offered: boolean }).offered === false,
-        5_000,
-        100,
-      );
-      expect(config).toMatchObject({ enabled: true, offered: false });
+      expect(await escrowConfig(gateway)).toMatchObject({ enabled: true, offered: false });
       expect(await escrowOffer(gateway, body)).toBeNull();
       const late = newAgent();
-      const before = usdc(late);
-      const refused = await deposit(gateway, body, late, deposits[0].amount);
-      const res = await postChat(gateway, body, { 'payment-signature': refused.header });
-      expect(res.status).toBe(400);
-      expect(((await res.json()) as ErrorBody).error.code).toBe('payment.escrow_suspended');
-      expect(usdc(late)).toBe(before);
+      const lateBefore = usdc(late);
+      const turnedAway = await postChat(gateway, body, { 'payment-signature': (await deposit(gateway, body, late, deposits[0].amount)).header });
+      expect(turnedAway.status).toBe(400);
+      expect(((await turnedAway.json()) as ErrorBody).error.code).toBe('payment.escrow_suspended');
+      expect(usdc(late)).toBe(lateBefore);
 
+      // Two claims counted at acceptance, and their second attempts on top: the bound never held back a claim for an answer served.
       const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: admin })).text();
-      expect(metrics).toMatch(/^gw_escrow_claim_fees_window_lamports 20000$/m);
+      expect(metrics).toMatch(/^gw_escrow_claim_fees_window_lamports 40000$/m);
       expect(metrics).toMatch(/^gw_escrow_offer_suspended 1$/m);
     });
   });

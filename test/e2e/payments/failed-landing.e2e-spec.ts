@@ -1,11 +1,14 @@
 import { Connection, MessageV0, SystemProgram, VersionedTransaction, type Keypair } from '@solana/web3.js';
+import bs58 from 'bs58';
 import type { RunningGateway } from '../../../src/gateway';
-import { chatBody, postChat, quote, specPaymentHeader } from '../../support/paid-gateway';
+import { a2aCall, a2aPaymentPayload, userMessage, type A2ATaskBody } from '../../support/a2a-client';
+import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader } from '../../support/paid-gateway';
+import { postJson, routeQuote, SEARCH_PATH } from '../../support/paid-tools';
 import { paymentInstructions, transferChecked } from '../../support/payment-transactions';
 import { migratedDataDir } from '../../support/pglite-data-dir';
 import { startPrivateRedis, type PrivateRedis } from '../../support/private-redis';
 import { serviceAvailable } from '../../support/services';
-import { changeSince, drainUsdc, errorEvents, fetchReceipt, fundedPayer, longText, receiptWhen, snapshot, sseDataOf, StreamReader, streamedContent } from '../../support/settlement-probes';
+import { changeSince, drainUsdc, errorEvents, fetchReceipt, fundedPayer, longText, receiptWhen, rpc, sleep, snapshot, sseDataOf, StreamReader, streamedContent } from '../../support/settlement-probes';
 import { useSettlementWorld } from '../../support/settlement-world';
 
 /**
@@ -77,6 +80,46 @@ describe('a paid call whose transfer does not land as it should', () => {
 
     it('as JSON: the answer is withheld (500 settlement_reverted), the upstream aborted, the receipt failed', async () => {
       await landsWithAnError(false);
+    }, 20_000);
+
+    it('after the confirmation window too: a transfer that lands with an error while the stream runs stops it', async () => {
+      const { world, proxy } = suite;
+      const gateway = await start({ GW_SETTLEMENT_CONFIRM_SECS: '1' });
+      const body = chatBody({ stream: true, max_tokens: 2000 });
+      const { header, amount } = await quote(gateway, body);
+      const payer = fundedPayer(world, amount);
+      const payment = specPaymentHeader(world, header, { payer });
+      // The node takes the transfer (and any rebroadcast of it) without landing it yet.
+      let held: string | null = null;
+      proxy.mode({
+        kind: 'hook',
+        handle: ({ method, params }) => {
+          if (method !== 'sendTransaction') return { kind: 'forward' };
+          const [encoded] = params as [string];
+          const transaction = VersionedTransaction.deserialize(Buffer.from(encoded, 'base64'));
+          if (!transaction.message.staticAccountKeys[0].equals(payer.publicKey)) return { kind: 'forward' };
+          held = encoded;
+          return { kind: 'answer', result: bs58.encode(transaction.signatures[0]) };
+        },
+      });
+      // 80 words at 50 ms: four seconds.
+      world.upstreams.openai.script({ kind: 'reply', text: longText(80), chunkDelayMs: 50 });
+      const res = await postChat(gateway, body, { 'payment-signature': payment });
+      expect(res.status).toBe(200);
+      const reading = new StreamReader(res).rest();
+      // Past the confirmation window: the payer empties its account, then the transfer lands, with an error.
+      await sleep(1_600);
+      const drain = await drainUsdc(world, payer);
+      const landed = await rpc<string>(world.localnet.url, 'sendTransaction', [held, { encoding: 'base64', skipPreflight: true }]);
+      expect(world.localnet.sentTransactions().find((sent) => sent.signature === landed)?.err).toBeTruthy();
+      const data = sseDataOf(await reading);
+      expect(data).not.toContain('[DONE]');
+      expect(errorEvents(data)).toEqual([expect.objectContaining({ code: 'payment.settlement_reverted' })]);
+      expect(streamedContent(data).split(' ').filter(Boolean).length).toBeLessThan(60);
+      expect((await world.upstreams.openai.ended(0)).aborted).toBe(true);
+      expect(await receiptWhen(gateway, res.headers.get('x-gw-receipt'), (receipt) => receipt.status !== 'pending', 3_000)).toMatchObject({ status: 'failed', amount_charged_atomic: '0' });
+      expect(world.localnet.usdcBalance(payer.publicKey)).toBe(0n);
+      expect(drain.amount).toBe(amount);
     }, 20_000);
   });
 
@@ -171,6 +214,48 @@ describe('a paid call whose transfer does not land as it should', () => {
     it('as a stream, the same: no event is sent before the transfer lands', async () => {
       await advancedAfterPreflight(true);
     }, 20_000);
+
+    it('the paid tools and A2A, which serve once paid and keep no answer, refuse a durable-nonce payment before anything moves', async () => {
+      const { world } = suite;
+      const gateway = await startWithRedis();
+      const quoted = (await a2aCall(gateway, 'message/send', userMessage('Say hello', { model: PAID_MODEL, max_tokens: 50 }))).body.result as A2ATaskBody;
+      const required = quoted.status.message?.metadata?.['x402.payment.required'] as Parameters<typeof a2aPaymentPayload>[1];
+      const amount = BigInt(required.accepts[0].amount);
+      const payer = fundedPayer(world, amount);
+      const nonceAccount = world.localnet.createNonceAccount(payer.publicKey);
+      const payload = a2aPaymentPayload(world, required, {
+        payer,
+        recentBlockhash: world.localnet.nonceOf(nonceAccount),
+        instructions: (parties) => [SystemProgram.nonceAdvance({ noncePubkey: nonceAccount, authorizedPubkey: payer.publicKey }), ...paymentInstructions(transferChecked(parties, { amount }))],
+      });
+      const before = snapshot(world, payer);
+      const paid = await a2aCall(gateway, 'message/send', userMessage('Say hello', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload }, quoted.id));
+      expect(paid.body.error).toMatchObject({ code: -32007 });
+      expect(world.upstreams.openai.requests).toHaveLength(0);
+
+      const search = await routeQuote(gateway, SEARCH_PATH, { query: 'solana' });
+      const searchPayer = fundedPayer(world);
+      const searchNonce = world.localnet.createNonceAccount(searchPayer.publicKey);
+      const searched = await postJson(
+        gateway,
+        SEARCH_PATH,
+        { query: 'solana' },
+        {
+          'payment-signature': specPaymentHeader(world, search, {
+            payer: searchPayer,
+            recentBlockhash: world.localnet.nonceOf(searchNonce),
+            instructions: (parties) => [
+              SystemProgram.nonceAdvance({ noncePubkey: searchNonce, authorizedPubkey: searchPayer.publicKey }),
+              ...paymentInstructions(transferChecked(parties, { amount: BigInt(search.accepts[0].amount) })),
+            ],
+          }),
+        },
+      );
+      expect(searched.status).toBe(402);
+      expect(((await searched.json()) as { error: { code: string } }).error.code).toBe('payment.unverifiable');
+      expect(world.upstreams.tavily.requests).toHaveLength(0);
+      expect(changeSince(world, payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
+    });
   });
 });
 

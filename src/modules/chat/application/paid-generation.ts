@@ -24,6 +24,8 @@ export interface GenerationOptions {
   upstream: AbortController;
   /** Called, synchronously, just before the payment is broadcast (the request timeout stops applying). */
   onBroadcast: () => void;
+  /** The longest the answer may run (GW_STREAM_MAX_SECS): the longest its transfer's landing is watched for. */
+  streamMaxMs: number;
 }
 
 /**
@@ -43,6 +45,8 @@ export class PaidGeneration {
   private release: Release;
   /** Set the moment the payment landed with an error. */
   private halted: GatewayError | null = null;
+  /** Stops watching for a late landing once the answer has ended. */
+  private readonly running = new AbortController();
   private originalDone!: () => void;
   /** Resolves when the client that asked has stopped reading (finished or left). */
   readonly originalFinished = new Promise<void>((resolve) => (this.originalDone = resolve));
@@ -192,12 +196,22 @@ export class PaidGeneration {
    * answer at once; a held one lets its content out once it landed.
    */
   private landed(settlement: Settlement): void {
-    if (settlement.status === 'failed') {
-      this.halted = paymentErrors.reverted();
-      this.options.upstream.abort(this.halted);
-    } else if (this.release === 'held') {
-      this.release = settlement.status === 'settled' ? 'open' : 'unconfirmed';
+    if (settlement.status === 'failed') this.halt();
+    else if (this.release === 'held') this.release = settlement.status === 'settled' ? 'open' : 'unconfirmed';
+    // Not seen landed in the window: watched while the answer runs, so that a late landing with an error still stops it.
+    if (settlement.status === 'pending' && !this.outcome) {
+      this.options.payment.watchLanding(this.running.signal, this.options.streamMaxMs).then(
+        (late) => late === 'failed' && this.halt(),
+        () => undefined,
+      );
     }
+    this.wakeAll();
+  }
+
+  /** The payment landed with an error: the upstream is aborted and no further content is handed out. */
+  private halt(): void {
+    this.halted = paymentErrors.reverted();
+    this.options.upstream.abort(this.halted);
     this.wakeAll();
   }
 
@@ -208,6 +222,7 @@ export class PaidGeneration {
 
   private finish(end: GenerationEnd): GenerationEnd {
     this.outcome = end;
+    this.running.abort();
     this.wakeAll();
     return end;
   }

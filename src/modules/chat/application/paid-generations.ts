@@ -12,7 +12,7 @@ import { PaymentChain } from '../../payments/ports/payment-chain';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import type { PricedCandidate } from '../domain/chat-plan';
 import { chatCost } from '../../billing/domain/chat-cost';
-import { RedeliveryStore } from '../ports/redelivery-store';
+import { RedeliveryStore, type KeptAnswer } from '../ports/redelivery-store';
 import { ResponseCache } from '../ports/response-cache';
 import { PaidCall } from './paid-call';
 import { PaidGeneration, type GenerationEnd } from './paid-generation';
@@ -83,7 +83,13 @@ export class PaidGenerations implements BeforeApplicationShutdown {
 
   /** Produces the answer from `source` (an upstream stream, or a cached answer's chunks), detached from the client; closes the call when it is over. */
   start(call: PaidCall, source: AsyncIterable<ChatCompletionChunk>, start: PaidStart): PaidGeneration {
-    const generation = new PaidGeneration(source, { payment: call.payment, modelId: start.candidate.model.id, upstream: call.upstream, onBroadcast: start.suspendTimeout });
+    const generation = new PaidGeneration(source, {
+      payment: call.payment,
+      modelId: start.candidate.model.id,
+      upstream: call.upstream,
+      onBroadcast: start.suspendTimeout,
+      streamMaxMs: this.config.http.streamMaxMs,
+    });
     call.attach(generation, start.fingerprint, this.config.http.streamMaxMs);
     this.background.run('paid generation', () => this.conclude(call, generation, start).finally(() => this.close(call)));
     return generation;
@@ -98,22 +104,26 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     const running = call?.running;
     if (call && running) {
       if (running.fingerprint !== fingerprint || !running.generation.originalGone) return null;
-      await this.landedOrThrow(call.payment.holdsContentUntilLanded ? call.payment.transactionSignature : null);
+      await this.landedOrThrow(call.payment.holdsContentUntilLanded ? { signature: call.payment.transactionSignature, required: true } : null);
       running.generation.markLanded();
       return { kind: 'live', generation: running.generation, receiptPath: call.payment.receiptPath };
     }
     const kept = await this.redelivery.find(replayKey);
     if (!kept || kept.fingerprint !== fingerprint) return null;
-    await this.landedOrThrow(kept.heldUntilLanded);
+    await this.landedOrThrow(kept.landing);
     return { kind: 'kept', completion: kept.completion, whole: kept.whole, receiptPath: kept.receiptPath };
   }
 
-  /** An answer held until its durable-nonce transfer lands goes out only once the chain says it did. */
-  private async landedOrThrow(signature: string | null): Promise<void> {
-    if (signature === null) return;
-    const status = await this.chain.status(signature).catch(() => 'absent' as const);
-    if (status === 'confirmed') return;
-    throw status === 'failed' ? paymentErrors.reverted() : paymentErrors.unconfirmed();
+  /**
+   * An answer kept while its payment's landing was unknown goes out again only as the chain now
+   * says: never once the transfer landed with an error, and, held until its durable-nonce transfer
+   * lands, only once it has.
+   */
+  private async landedOrThrow(landing: KeptAnswer['landing']): Promise<void> {
+    if (landing === null) return;
+    const status = await this.chain.status(landing.signature).catch(() => 'absent' as const);
+    if (status === 'failed') throw paymentErrors.reverted();
+    if (status !== 'confirmed' && landing.required) throw paymentErrors.unconfirmed();
   }
 
   private async conclude(call: PaidCall, generation: PaidGeneration, start: PaidStart): Promise<void> {
@@ -136,7 +146,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
           completion: end.completion,
           whole: end.whole,
           receiptPath: payment.receiptPath,
-          heldUntilLanded: payment.holdsContentUntilLanded ? payment.transactionSignature : null,
+          landing: end.settlement.status === 'settled' ? null : { signature: payment.transactionSignature, required: payment.holdsContentUntilLanded },
         },
         this.config.settlement.redeliveryTtlMs,
       );

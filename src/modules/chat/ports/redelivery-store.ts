@@ -10,8 +10,12 @@ export interface KeptAnswer {
   whole: boolean;
   /** The payment's receipt, named again on the redelivered answer (its first client never got the header); null without storage. */
   receiptPath: string | null;
-  /** A durable-nonce payment's transaction, which must have landed before the answer goes out again; null otherwise. */
-  heldUntilLanded: string | null;
+  /**
+   * Its payment's transaction when the answer was kept before the transfer was seen landed: the
+   * answer goes out again only if it has not landed with an error since, and, when `required` (a
+   * durable nonce), only once it has landed. Null when it had settled.
+   */
+  landing: { signature: string; required: boolean } | null;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { encodePaymentResponseHeader, type Network } from '../../../../libs/x402';
 import type { AppLogger } from '../../../logging/app-logger';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
+import { GatewayError } from '../../../errors/gateway-error';
 import { paymentErrors } from '../domain/payment-errors';
 import type { Delivery, Receipt, ReceiptOutcome } from '../domain/receipt';
 import type { BudgetReservations } from '../ports/budget-reservations';
@@ -10,6 +11,7 @@ import type { ReceiptStore } from '../ports/receipt-store';
 import type { ReplayStore } from '../ports/replay-store';
 import type { Settlement } from './accepted-payment';
 import type { PaidPayment } from './paid-payment';
+import type { PaymentHold } from './payment-hold';
 import type { PaymentMetrics } from './payment-metrics';
 import type { ReceiptOutbox } from './receipt-outbox';
 
@@ -47,6 +49,8 @@ export class AcceptedDeposit implements PaidPayment {
     readonly deposit: VerifiedDeposit,
     readonly receipt: Receipt,
     readonly rateLimit: RateDecision,
+    /** Its claim's fee, counted against the claim-fee bound at acceptance. */
+    private readonly claimFee: PaymentHold,
     private readonly deps: DepositCollaborators,
   ) {}
 
@@ -88,7 +92,7 @@ export class AcceptedDeposit implements PaidPayment {
   async release(): Promise<void> {
     if (this.phase !== 'accepted') return;
     this.phase = 'released';
-    await this.complete({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null });
+    await Promise.all([this.complete({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null }), this.claimFee.release()]);
   }
 
   /**
@@ -115,15 +119,19 @@ export class AcceptedDeposit implements PaidPayment {
         new Date(Date.now() + this.deps.claimDueMs),
       );
     } catch (err) {
+      // The row may have been written all the same (the answer to its write lost): it is withdrawn with the receipt, at once or once storage is back.
       this.deps.logger.error({ err, receipt: this.receipt.id }, 'could not write the escrow claim; the answer is not served');
-      this.phase = 'accepted';
-      throw paymentErrors.receiptsUnavailable();
+      this.phase = 'released';
+      await Promise.all([this.withdraw(), this.claimFee.release()]);
+      throw new GatewayError('receipt.storage_unavailable', 'receipt storage is unavailable; nothing will be claimed, and the deposit goes back to the agent at its expiry');
     }
     if (!opened) {
       // The reconciler ended the receipt unclaimed meanwhile (its answer was too late to begin).
       this.phase = 'released';
+      await this.claimFee.release();
       throw paymentErrors.settlementFailed(this.receiptPath);
     }
+    await this.claimFee.landed(true);
   }
 
   settled(): Promise<Settlement> {
@@ -131,6 +139,11 @@ export class AcceptedDeposit implements PaidPayment {
       status: 'settled',
       paymentResponse: encodePaymentResponseHeader({ success: true, transaction: this.deposit.signature, network: this.deps.network, payer: this.deposit.agent }),
     });
+  }
+
+  /** Landed before serving. */
+  watchLanding(): Promise<Settlement['status']> {
+    return Promise.resolve('settled');
   }
 
   async recordDelivery(delivery: Delivery): Promise<void> {
@@ -152,16 +165,28 @@ export class AcceptedDeposit implements PaidPayment {
     if (this.phase !== 'serving') return 0n;
     const ceiling = this.ceiling();
     const claimAtomic = realCost === null || realCost > ceiling ? ceiling : realCost;
+    let finalized = true;
     await this.deps.outbox.write(`escrow claim ${this.receipt.id}`, async () => {
-      if (!(await this.deps.claims.finalize(this.receipt.id, claimAtomic, new Date()))) {
-        this.deps.logger.warn({ receipt: this.receipt.id }, 'escrow claim already worked before its answer ended; it claims the quote');
-      }
+      finalized = await this.deps.claims.finalize(this.receipt.id, claimAtomic, new Date());
+      if (!finalized) this.deps.logger.warn({ receipt: this.receipt.id }, 'escrow claim already worked before its answer ended; it claims the quote');
     });
-    return claimAtomic;
+    // Already worked, its claim is for the quote; a write still queued claims the real cost once it lands.
+    return finalized ? claimAtomic : ceiling;
   }
 
   private ceiling(): bigint {
     return this.receipt.amountQuotedAtomic < this.deposit.amount ? this.receipt.amountQuotedAtomic : this.deposit.amount;
+  }
+
+  /** Ends the receipt unclaimed and removes a claim row that may have been written, in one transaction (retried by the outbox). */
+  private async withdraw(): Promise<void> {
+    await this.deps.outbox.write(`escrow claim ${this.receipt.id}: withdrawn`, async () => {
+      if (!(await this.deps.claims.withdraw(this.receipt.id))) return;
+      this.deps.metrics.settlement('not_charged');
+      await this.deps.budgets
+        .follow(this.receipt.id, 'not_charged')
+        .catch((err: unknown) => this.deps.logger.error({ err, receipt: this.receipt.id }, 'budget reservation could not follow its receipt'));
+    });
   }
 
   private async complete(outcome: ReceiptOutcome): Promise<void> {

@@ -5,7 +5,7 @@ import type { VerifiedTransfer } from '../domain/exact-payment';
 import { paymentErrors } from '../domain/payment-errors';
 import type { Delivery, Receipt, ReceiptOutcome } from '../domain/receipt';
 import type { BudgetReservations } from '../ports/budget-reservations';
-import type { PaymentChain } from '../ports/payment-chain';
+import type { ConfirmOutcome, PaymentChain } from '../ports/payment-chain';
 import type { ReplayStore } from '../ports/replay-store';
 import type { ReceiptStore } from '../ports/receipt-store';
 import type { BlockhashTracker } from './blockhash-tracker';
@@ -49,6 +49,7 @@ export class AcceptedPayment implements PaidPayment {
   private settlement: Promise<Settlement> | null = null;
   /** The id it was sent under: a sponsored transaction's first signature is our fee payer's. */
   private sentSignature: string | null = null;
+  private servedModel: string | null = null;
 
   constructor(
     readonly transfer: VerifiedTransfer,
@@ -129,6 +130,7 @@ export class AcceptedPayment implements PaidPayment {
       return this.refused('receipt storage unavailable', paymentErrors.receiptsUnavailable());
     }
     this.sentSignature = prepared.signature;
+    this.servedModel = servedModel;
     const sent = await this.deps.chain.send(prepared);
     if (sent.kind === 'rejected') return this.refused(sent.detail, paymentErrors.settlementFailed(this.receiptPath));
     if (sent.kind === 'on-chain' && !this.receipt) {
@@ -178,8 +180,23 @@ export class AcceptedPayment implements PaidPayment {
     await Promise.all([this.deps.replay.release(this.transfer.replayKey), this.releaseHolds()]);
   }
 
+  /**
+   * After the confirmation window, while `signal` lives (its answer still running): keeps looking
+   * for the transfer, so that a landing with an error still stops the answer, and finishes the
+   * receipt when it finds it. `pending` when stopped first.
+   */
+  async watchLanding(signal: AbortSignal, timeoutMs: number): Promise<Settlement['status']> {
+    if (this.sentSignature === null || this.settlement === null || (await this.settlement).status !== 'pending') return (await this.settled()).status;
+    const outcome = await this.deps.chain.confirm(this.sentSignature, timeoutMs, signal);
+    if (outcome === 'unconfirmed') return 'pending';
+    return (await this.concluded(this.sentSignature, outcome, this.servedModel)).status;
+  }
+
   private async confirm(signature: string, servedModel: string | null): Promise<Settlement> {
-    const outcome = await this.deps.chain.confirm(signature, this.deps.confirmMs);
+    return this.concluded(signature, await this.deps.chain.confirm(signature, this.deps.confirmMs), servedModel);
+  }
+
+  private async concluded(signature: string, outcome: ConfirmOutcome, servedModel: string | null): Promise<Settlement> {
     // Unconfirmed, the holds stay until they lapse: the transfer may still land.
     if (outcome !== 'unconfirmed') await Promise.all(this.holds.map((hold) => hold.landed(outcome === 'confirmed')));
     const model = servedModel ? { model: servedModel } : {};

@@ -2,9 +2,11 @@ import { Injectable, Optional, type BeforeApplicationShutdown, type OnApplicatio
 import { GatewayConfig } from '../../../config/gateway-config';
 import { AppLogger } from '../../../logging/app-logger';
 import { CLAIM_FEE_LAMPORTS } from '../domain/escrow-minimum';
+import { paymentErrors } from '../domain/payment-errors';
 import { EscrowChain } from '../ports/escrow-chain';
 import { EscrowClaims } from '../ports/escrow-claims';
 import { SponsorshipLedger } from '../ports/sponsorship-ledger';
+import type { PaymentHold } from './payment-hold';
 import { PaymentMetrics } from './payment-metrics';
 
 /** The ledger counter of claim fees, beside the sponsored payments' counters of the same window. */
@@ -16,10 +18,10 @@ const REFRESH_MS = 2_000;
 
 /**
  * The bound on what escrow claims cost the gateway in network fees (docs/decisions.md, "Escrow"):
- * every claim sent counts its fee in the sponsorship window (GW_SPONSOR_WINDOW_SECS), shared by
- * instances through the sponsorship ledger; once the window's fees would pass
- * GW_CLAIM_LAMPORTS_PER_HOUR with one more claim, new escrow offers and deposits stop until the
- * window turns. Claims themselves never stop.
+ * every deposit accepted counts its claim's fee in the sponsorship window (GW_SPONSOR_WINDOW_SECS),
+ * atomically against GW_CLAIM_LAMPORTS_PER_HOUR and shared by instances through the sponsorship
+ * ledger, and every further attempt of a claim counts its own; once one more claim would pass the
+ * bound, new escrow offers and deposits stop until the window turns. Claims themselves never stop.
  */
 @Injectable()
 export class EscrowClaimFees implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -56,7 +58,33 @@ export class EscrowClaimFees implements OnApplicationBootstrap, BeforeApplicatio
     if (this.timer) clearInterval(this.timer);
   }
 
-  /** A claim handed to the chain: its fee counts, whether or not it lands (a send whose answer was lost may). */
+  /**
+   * At a deposit's acceptance: the fee of its claim is counted now, against the bound, so deposits
+   * accepted together cannot pass it together; 400 `payment.escrow_suspended` when it would pass.
+   * Released when the deposit is given back unclaimed; kept once its answer began (the claim's
+   * first attempt is then already counted).
+   */
+  async hold(): Promise<PaymentHold> {
+    const window = this.window();
+    const charge = await this.ledger.charge(window, [{ key: CLAIM_FEES, limit: this.bound }], CLAIM_FEE_LAMPORTS, this.windowMs);
+    this.see(window, charge.totals[0]);
+    if (!charge.charged) throw paymentErrors.escrowSuspended();
+    let open = true;
+    return {
+      release: async () => {
+        if (!open) return;
+        open = false;
+        await charge.refund();
+        if (this.seen.window === window) this.see(window, this.seen.lamports > CLAIM_FEE_LAMPORTS ? this.seen.lamports - CLAIM_FEE_LAMPORTS : 0n);
+      },
+      landed: () => {
+        open = false;
+        return Promise.resolve();
+      },
+    };
+  }
+
+  /** A further claim attempt handed to the chain (the first was counted at acceptance): its fee counts, whether or not it lands, and whatever the bound. */
   async record(lamports: bigint): Promise<void> {
     const window = this.window();
     const charge = await this.ledger.charge(window, [{ key: CLAIM_FEES, limit: UNBOUNDED }], lamports, this.windowMs);

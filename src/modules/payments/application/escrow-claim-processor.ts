@@ -34,8 +34,8 @@ export interface ClaimProcessorState {
 
 type Attempt = 'landed' | 'rpc-failure' | 'rejected' | 'expired';
 
-/** What the chain says of the claim transactions sent so far: one landed, one may still land, or none will. */
-type EarlierAttempts = { kind: 'landed'; signature: string } | { kind: 'in-flight' } | { kind: 'none' };
+/** What the chain says of a claim: one of its attempts landed; wait (one may still land); it can never land; or its escrow is open to a new attempt. */
+type ClaimOnChain = { kind: 'landed'; signature: string } | { kind: 'wait'; reason: string } | { kind: 'failed'; reason: string } | { kind: 'open' };
 
 /**
  * Works the durable claim queue (docs/decisions.md, "Escrow"): every `GW_CLAIM_INTERVAL_MS` it
@@ -53,6 +53,7 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
   private readonly holder = randomUUID();
   private readonly breaker: ClaimBreaker;
   private readonly leaseMs: number;
+  private readonly longestWorkMs: number;
   private timer: NodeJS.Timeout | null = null;
   private pass: Promise<void> | null = null;
 
@@ -72,6 +73,8 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
     logger.setContext(EscrowClaimProcessor.name);
     this.breaker = new ClaimBreaker(config.escrow.breakerWindowMs, config.escrow.breakerResetMs);
     this.leaseMs = config.settlement.leaseTtlMs;
+    // Its RPC calls (each bounded, src/adapters/solana/rpc-connection.ts) and its confirmation window, with room to spare.
+    this.longestWorkMs = config.settlement.confirmMs + 30_000;
     if (claims && this.enabled) {
       metrics.escrowClaims(
         async () => {
@@ -124,7 +127,12 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
     }
   }
 
-  /** Works one claim, renewing its lease meanwhile: a slow RPC never lets it lapse under a live worker. */
+  /**
+   * Works one claim, renewing its lease meanwhile: a slow RPC never lets it lapse under a live
+   * worker. Renewal stops once the work has run longer than an attempt can (a worker stalled on
+   * storage or the RPC then lets the lease lapse, so another instance takes the claim), and the
+   * pass goes on without it: whatever the stalled work does later needs the lease it lost.
+   */
   private async leased(claim: EscrowClaim, claims: EscrowClaims): Promise<void> {
     const renewal = setInterval(
       () => {
@@ -133,33 +141,36 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
       Math.max(10, Math.floor(this.leaseMs / 3)),
     );
     renewal.unref();
-    try {
-      await this.work(claim);
-    } catch (err) {
+    let stalled: NodeJS.Timeout | undefined;
+    const longest = new Promise<'stalled'>((resolve) => {
+      stalled = setTimeout(() => resolve('stalled'), this.longestWorkMs);
+      stalled.unref();
+    });
+    const work = this.work(claim).catch(async (err: unknown) => {
       this.logger.warn({ err, claim: claim.id }, 'claim attempt failed');
       this.breaker.record(false, Date.now());
       await this.retry(claim, 'rpc unavailable');
+    });
+    try {
+      if ((await Promise.race([work, longest])) === 'stalled') this.logger.error({ claim: claim.id }, 'claim work stalled; its lease is left to lapse');
     } finally {
       clearInterval(renewal);
+      clearTimeout(stalled);
     }
   }
 
   private async work(claim: EscrowClaim): Promise<void> {
     const chain = this.chain as EscrowChain;
-    const earlier = await this.earlierAttempts(claim.claimSignatures);
-    if (earlier.kind === 'landed') return this.landed(claim, earlier.signature);
-    if (earlier.kind === 'in-flight') return this.retry(claim, 'an earlier claim is still being processed', false);
-    const [slot, exists] = await Promise.all([this.paymentChain.slot(), chain.escrowExists(claim.escrow)]);
-    // No claim of ours landed (read just above), so a closed escrow was refunded by its agent.
-    if (!exists) return this.failed(claim, 'the escrow closed with no claim of ours landed: the agent refunded it', false);
-    if (slot >= claim.expirySlot) return this.failed(claim, 'the escrow expired before a claim landed; the agent refunds the deposit', false);
+    const before = await this.onChain(claim);
+    if (before.kind !== 'open') return this.conclude(claim, before);
     const feePayer = this.feePayers.advertise();
     const prepared = feePayer === null ? null : await chain.claimTransaction(claim, feePayer);
     if (feePayer === null || prepared === null) return this.retry(claim, 'no fee payer can sign a claim');
     // Recorded before the send, so whoever works the claim next asks the chain about it; a lost lease sends nothing.
     if (!(await (this.claims as EscrowClaims).recordAttempt(claim.id, this.holder, prepared.signature))) return;
     const attempted = { ...claim, claimSignatures: [...claim.claimSignatures, prepared.signature] };
-    const outcome = await this.attempt(chain, prepared, feePayer);
+    // The first attempt's fee was counted when the deposit was accepted; a further one counts its own.
+    const outcome = await this.attempt(chain, prepared, feePayer, claim.claimSignatures.length > 0);
     this.metrics.settlement(`escrow_claim_${outcome}`);
     if (outcome === 'landed') {
       this.breaker.record(true, Date.now());
@@ -170,25 +181,37 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
       this.feePayers.markFailed(feePayer);
       return this.retry(attempted, 'the claim did not land');
     }
-    // Refused by the program: perhaps because an earlier claim of ours landed meanwhile and closed the escrow.
-    const after = await this.earlierAttempts(attempted.claimSignatures);
-    if (after.kind === 'landed') return this.landed(attempted, after.signature);
-    if (after.kind === 'in-flight') return this.retry(attempted, 'an earlier claim is still being processed', false);
-    if (outcome === 'expired') return this.failed(attempted, 'the escrow expired before the claim landed; the agent refunds the deposit', false);
-    // If the escrow is gone its agent refunded it; if it is still there, the agent's own accounts refuse the claim.
-    const stillThere = await chain.escrowExists(claim.escrow);
-    return this.failed(attempted, stillThere ? 'the escrow program rejected the claim' : 'the escrow closed with no claim of ours landed: the agent refunded it', stillThere);
+    // Refused by the program: perhaps because an attempt of ours landed meanwhile and closed the escrow, or the escrow expired.
+    const after = await this.onChain(attempted);
+    if (after.kind !== 'open') return this.conclude(attempted, after);
+    // Still there, not expired, none of ours landed: the agent's own accounts refuse the claim.
+    return this.failed(attempted, 'the escrow program rejected the claim', true);
   }
 
-  /** Every claim transaction sent for the claim, looked up at once with the history searched. */
-  private async earlierAttempts(signatures: readonly string[]): Promise<EarlierAttempts> {
-    const statuses = await this.paymentChain.statuses(signatures);
+  /**
+   * The escrow and the slot first, then every attempt sent so far (history searched): a claim of
+   * ours that closes the escrow between the two reads is then seen landed. An escrow gone before
+   * its expiry slot was claimed (a refund needs the slot reached), so it is waited for, never failed.
+   */
+  private async onChain(claim: EscrowClaim): Promise<ClaimOnChain> {
+    const [slot, exists] = await Promise.all([this.paymentChain.slot(), (this.chain as EscrowChain).escrowExists(claim.escrow)]);
+    const statuses = await this.paymentChain.statuses(claim.claimSignatures);
     const landed = statuses.indexOf('confirmed');
-    if (landed >= 0) return { kind: 'landed', signature: signatures[landed] };
-    return statuses.includes('processing') ? { kind: 'in-flight' } : { kind: 'none' };
+    if (landed >= 0) return { kind: 'landed', signature: claim.claimSignatures[landed] };
+    if (statuses.includes('processing')) return { kind: 'wait', reason: 'an earlier claim is still being processed' };
+    if (!exists && slot < claim.expirySlot) return { kind: 'wait', reason: 'the escrow closed before its expiry: a claim of ours landed that the chain does not show yet' };
+    if (!exists) return { kind: 'failed', reason: 'the escrow closed with no claim of ours landed: the agent refunded it' };
+    if (slot >= claim.expirySlot) return { kind: 'failed', reason: 'the escrow expired before a claim landed; the agent refunds the deposit' };
+    return { kind: 'open' };
   }
 
-  private async attempt(chain: EscrowChain, prepared: PreparedTransaction, feePayer: string): Promise<Attempt> {
+  private conclude(claim: EscrowClaim, onChain: Exclude<ClaimOnChain, { kind: 'open' }>): Promise<void> {
+    if (onChain.kind === 'landed') return this.landed(claim, onChain.signature);
+    if (onChain.kind === 'wait') return this.retry(claim, onChain.reason, false);
+    return this.failed(claim, onChain.reason, false);
+  }
+
+  private async attempt(chain: EscrowChain, prepared: PreparedTransaction, feePayer: string, countFee: boolean): Promise<Attempt> {
     const sent: ClaimSendOutcome = await chain.sendClaim(prepared);
     if (sent.kind === 'program-error') {
       this.logger.warn({ code: sent.code, detail: sent.detail, fee_payer: feePayer }, 'escrow program rejected a claim');
@@ -199,7 +222,7 @@ export class EscrowClaimProcessor implements OnApplicationBootstrap, BeforeAppli
       return 'rpc-failure';
     }
     // It reached the node (or may have): its fee counts toward the bound, whether or not it lands.
-    await this.claimFees.record(CLAIM_FEE_LAMPORTS).catch((err: unknown) => this.logger.warn({ err }, 'could not count a claim fee'));
+    if (countFee) await this.claimFees.record(CLAIM_FEE_LAMPORTS).catch((err: unknown) => this.logger.warn({ err }, 'could not count a claim fee'));
     const outcome = await this.paymentChain.confirm(prepared.signature, this.config.settlement.confirmMs);
     if (outcome === 'confirmed') return 'landed';
     return outcome === 'failed' ? 'rejected' : 'rpc-failure';

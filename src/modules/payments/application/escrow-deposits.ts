@@ -106,6 +106,20 @@ export class EscrowDeposits {
     await this.checkOnChain(deposit, chain);
     if (context.budgetedPayers === 'refuse' && (await this.budgets.isBudgeted(deposit.agent))) throw paymentErrors.budgetedPayer(deposit.agent);
 
+    // Its claim's fee is counted now, against the bound, so deposits accepted together cannot pass it together.
+    const claimFee = await this.claimFees.hold();
+    try {
+      const receipt = await this.claimAndRecord(deposit, payload, context, terms, deps);
+      await this.settle(deposit, receipt, deps);
+      return new AcceptedDeposit(deposit, receipt, rateLimit, claimFee, deps);
+    } catch (err) {
+      await claimFee.release();
+      throw err;
+    }
+  }
+
+  /** The replay claim, the budget reservation of the deposit and the pending receipt (the durable claim); each undone when a later one fails. */
+  private async claimAndRecord(deposit: VerifiedDeposit, payload: PaymentPayload, context: PaymentContext, terms: EscrowTerms, deps: DepositCollaborators): Promise<Receipt> {
     if (!(await this.replay.claim(deposit.replayKey, REPLAY_TTL_MS))) throw paymentErrors.replayed(deposit.replayKey);
     const receipt = this.receiptOf(deposit, payload, context, terms);
     try {
@@ -120,8 +134,7 @@ export class EscrowDeposits {
       this.logger.error({ err, request_id: context.requestId }, 'could not write the pending escrow receipt; deposit refused unused');
       throw paymentErrors.receiptsUnavailable();
     }
-    await this.settle(deposit, receipt, deps);
-    return new AcceptedDeposit(deposit, receipt, rateLimit, deps);
+    return receipt;
   }
 
   private verify(transaction: string, payload: { agent: string; serviceId: string; quote: bigint }): VerifiedDeposit {

@@ -61,6 +61,12 @@ export interface PaymentContext {
    * (the paid tools and A2A, which do not carry budgets; docs/decisions.md, "Budgets").
    */
   budgetedPayers?: 'reserve' | 'refuse';
+  /**
+   * Whether a durable-nonce transfer is taken (chat, the default: it holds its answer until the
+   * transfer lands, and keeps it for a resend), or refused (the paid tools and A2A, which serve once
+   * their payment settled and keep no answer for a resend; docs/decisions.md, "Durable nonces").
+   */
+  durableNonces?: 'hold' | 'refuse';
 }
 
 /**
@@ -154,7 +160,7 @@ export class ExactPayments {
 
   private async acceptExact(payload: PaymentPayload, context: PaymentContext): Promise<AcceptedPayment> {
     const transaction = this.exactTransaction(payload, context);
-    const transfer = this.verify(transaction, context.quote);
+    const transfer = this.verify(transaction, context.quote, context.durableNonces !== 'refuse');
     const unsponsored = this.sponsorship.refusal(transfer, context.quote);
     if (unsponsored) throw unsponsored;
     if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed(transfer.replayKey);
@@ -226,14 +232,14 @@ export class ExactPayments {
     return payload.payload.transaction;
   }
 
-  private verify(transaction: string, quote: bigint): VerifiedTransfer {
+  private verify(transaction: string, quote: bigint, durableNonces: boolean): VerifiedTransfer {
     const { terms } = this.challenges;
     try {
       return this.chain.verifyTransfer(transaction, {
         payTo: terms.payTo,
         mint: terms.asset,
         minimumAmount: quote,
-        allowDurableNonce: this.replay.durable(),
+        allowDurableNonce: durableNonces && this.replay.durable(),
       });
     } catch (err) {
       if (!(err instanceof PaymentRejection)) throw err;

@@ -28,6 +28,8 @@ export interface PaidPayment {
   /** The answer's first content is going out. */
   broadcast(servedModel: string | null): Promise<void>;
   settled(): Promise<Settlement>;
+  /** After the confirmation window, while `signal` lives: keeps looking for the transfer's landing (`pending` when stopped first). */
+  watchLanding(signal: AbortSignal, timeoutMs: number): Promise<Settlement['status']>;
   recordDelivery(delivery: Delivery): Promise<void>;
   holdFor(ttlMs: number): Promise<void>;
   /**

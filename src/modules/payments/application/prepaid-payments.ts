@@ -91,6 +91,7 @@ export class PrepaidPayments {
         attempt,
         model: request.model ?? null,
         budgetedPayers: 'refuse',
+        durableNonces: 'refuse',
       });
     } finally {
       request.timing.payment('verify', performance.now() - verifying);

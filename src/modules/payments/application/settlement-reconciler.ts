@@ -76,7 +76,8 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
     const { confirmMs } = this.config.settlement;
     // Younger receipts may still belong to a request in progress on some replica.
     const unbroadcastCutoff = now - this.config.http.requestTimeoutMs - confirmMs;
-    await this.abandonUnclaimed(new Date(unbroadcastCutoff));
+    await this.abandonUnclaimed(now);
+    await this.finishClaimed();
     const followed = await this.budgets.followEnded();
     if (followed > 0) this.logger.warn({ lines: followed }, 'budget lines held past their receipt now follow it');
     for (const receipt of pending) {
@@ -97,12 +98,29 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
    * confirmation window have passed since acceptance: `not_charged`, budget line released. The
    * claim processor finishes the others from their claims.
    */
-  private async abandonUnclaimed(createdBefore: Date): Promise<void> {
+  private async abandonUnclaimed(now: number): Promise<void> {
     if (!this.claims) return;
+    // An escrow answer begins within the request timeout on chat, within the serve bound on A2A.
+    const createdBefore = new Date(now - Math.max(this.config.http.requestTimeoutMs, this.config.a2a.serveMs) - this.config.settlement.confirmMs);
     for (const id of await this.claims.abandonUnclaimed(createdBefore, BATCH)) {
       this.logger.info({ receipt: id }, 'escrow receipt whose answer never began: not charged');
       this.metrics.settlement('reconciled_not_charged');
       await this.budgets.follow(id, 'not_charged').catch((err: unknown) => this.logger.error({ err, receipt: id }, 'budget reservation could not follow its receipt'));
+    }
+  }
+
+  /** Escrow receipts still pending although their claim ended (the receipt's write after the claim's was lost): finished from the claim. */
+  private async finishClaimed(): Promise<void> {
+    if (!this.claims) return;
+    for (const claim of await this.claims.endedWithPendingReceipt(BATCH)) {
+      const landed = claim.status === 'completed' && claim.claimSignature !== null;
+      await this.finish(
+        { id: claim.receiptId },
+        landed
+          ? { status: 'settled', amountChargedAtomic: claim.claimAtomic, settledAt: new Date(), claimSignature: claim.claimSignature as string }
+          : { status: 'failed', amountChargedAtomic: 0n, settledAt: null },
+        landed ? claim.claimAtomic : undefined,
+      );
     }
   }
 
@@ -135,14 +153,17 @@ export class SettlementReconciler implements OnApplicationBootstrap, BeforeAppli
     return true;
   }
 
-  /** Finishes the receipt; its budget reservation and the metric follow only if this pass moved it (the request may have first). */
-  private async finish(receipt: Receipt, outcome: ReceiptOutcome): Promise<void> {
+  /**
+   * Finishes the receipt; its budget reservation and the metric follow only if this pass moved it
+   * (the request may have first). `chargedAtomic`: what an escrow claim took, for its budget line.
+   */
+  private async finish(receipt: Pick<Receipt, 'id'>, outcome: ReceiptOutcome, chargedAtomic?: bigint): Promise<void> {
     const receipts = this.receipts as ReceiptStore;
     await this.outbox.write(`receipt ${receipt.id}: ${outcome.status}`, async () => {
       if (!(await receipts.complete(receipt.id, outcome))) return;
       this.logger.info({ receipt: receipt.id, status: outcome.status }, 'reconciled a pending receipt');
       this.metrics.settlement(`reconciled_${outcome.status}`);
-      await this.budgets.follow(receipt.id, outcome.status);
+      await this.budgets.follow(receipt.id, outcome.status, chargedAtomic);
     });
   }
 }

@@ -55,6 +55,13 @@ export abstract class EscrowClaims {
    */
   abstract open(claim: NewEscrowClaim, dueAt: Date): Promise<boolean>;
 
+  /**
+   * The answer did not begin after all (the claim's write failed, or its outcome is unknown): the
+   * claim, if it was written and never attempted, is removed and the receipt made `not_charged`, in
+   * one transaction. True when this call ended the receipt.
+   */
+  abstract withdraw(receiptId: string): Promise<boolean>;
+
   /** The answer ended: what to claim, due at `dueAt`. Only a claim still pending and never attempted; false otherwise. */
   abstract finalize(receiptId: string, claimAtomic: bigint, dueAt: Date): Promise<boolean>;
 
@@ -81,6 +88,9 @@ export abstract class EscrowClaims {
    * never began), moved to `not_charged`, at most `limit`; returns their ids.
    */
   abstract abandonUnclaimed(createdBefore: Date, limit: number): Promise<string[]>;
+
+  /** Claims that ended (`completed` or `failed`) while their receipt is still pending (the receipt's write after the claim's was lost), at most `limit`. */
+  abstract endedWithPendingReceipt(limit: number): Promise<EscrowClaim[]>;
 
   abstract counts(): Promise<EscrowClaimCounts>;
 

@@ -89,8 +89,8 @@ export abstract class PaymentChain {
   /** Sends prepared bytes once, with preflight, and without the node retrying on its own. */
   abstract send(prepared: PreparedTransaction): Promise<SendOutcome>;
 
-  /** Waits up to `timeoutMs` for the transaction to reach `confirmed` or to land with an error. */
-  abstract confirm(signature: string, timeoutMs: number): Promise<ConfirmOutcome>;
+  /** Waits up to `timeoutMs` for the transaction to reach `confirmed` or to land with an error; `unconfirmed` at once when `signal` aborts. */
+  abstract confirm(signature: string, timeoutMs: number, signal?: AbortSignal): Promise<ConfirmOutcome>;
 
   /** The transaction's status, searching the history too. */
   abstract status(signature: string): Promise<ChainStatus>;
