@@ -32,6 +32,9 @@ export function startBenchGateway(port: number, fakePort: number, cpu: number | 
       GW_FREE_TIER_RATE_LIMIT: '100000000',
       GW_FREE_TIER_GLOBAL_RPM: '100000000',
       GW_RATE_LIMIT_MAX: '100000000',
+      // One load generator is one client: the per-client bounds of the open edge would refuse its load.
+      GW_MAX_CONNECTIONS_PER_CLIENT: '0',
+      GW_UNPAID_BODY_BYTES_PER_MIN: '0',
     },
     cpu,
     `http://127.0.0.1:${port}/health/live`,

@@ -94,6 +94,8 @@ export interface LimitsConfig {
   routeRateLimits: Readonly<Record<string, number>>;
   freeTierRateLimit: number;
   freeTierGlobalRpm: number;
+  /** Request body bytes of unpaid work per 60 s per client network (GW_UNPAID_BODY_BYTES_PER_MIN); 0 turns the budget off. */
+  unpaidBodyBytesPerMin: number;
   cacheTtlSecs: number;
 }
 

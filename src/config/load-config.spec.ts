@@ -44,7 +44,7 @@ describe('loadConfig', () => {
     expect(config.settlement).toEqual({ confirmMs: 30_000, reconcileIntervalMs: 15_000, redeliveryTtlMs: 600_000, leaseTtlMs: 30_000, minBlockhashLifeMs: 20_000, blockhashPollMs: 2_000 });
     // The minimum sponsored quote defaults to 0, not 1,000 (docs/decisions.md, "Bounded sponsorship").
     expect(config.sponsorship).toEqual({ maxPriorityLamports: 10_000n, lamportsPerWindow: 100_000_000n, walletLamportsPerWindow: 10_000_000n, minQuoteAtomic: 0n, windowMs: 3_600_000 });
-    expect(config.limits).toEqual({ rateLimitMax: 60, routeRateLimits: { enterprise: 120 }, freeTierRateLimit: 5, freeTierGlobalRpm: 12, cacheTtlSecs: 600 });
+    expect(config.limits).toEqual({ rateLimitMax: 60, routeRateLimits: { enterprise: 120 }, freeTierRateLimit: 5, freeTierGlobalRpm: 12, unpaidBodyBytesPerMin: 20_000_000, cacheTtlSecs: 600 });
     expect(config.storage).toEqual({ kind: 'pglite', dataDir: config.dataDir });
     expect(config.redisUrl).toBeNull();
     expect(config.adminToken).toBeNull();
@@ -57,7 +57,7 @@ describe('loadConfig', () => {
       escrowProgramId: null,
       escrowProviderKey: null,
     });
-    expect(config.escrow).toEqual({ claimRetryBaseMs: 1_000, breakerWindowMs: 300_000, breakerResetMs: 60_000, claimIntervalMs: 1_000 });
+    expect(config.escrow).toEqual({ claimRetryBaseMs: 1_000, breakerWindowMs: 300_000, breakerResetMs: 60_000, claimIntervalMs: 1_000, minQuoteAtomic: 31_500n, claimLamportsPerWindow: 100_000_000n });
     expect(config.a2a).toEqual({ taskTtlMs: 600_000, serveMs: 540_000, getRateLimit: 120 });
     expect(config.providers.openai).toEqual({ apiKey: null, baseUrl: 'https://api.openai.com/v1' });
     expect(config.providers.nvidia.baseUrl).toBe('https://integrate.api.nvidia.com/v1');
@@ -108,6 +108,9 @@ describe('loadConfig', () => {
       GW_MAX_BODY_BYTES_IN_FLIGHT: '1048576',
       GW_MAX_CONNECTIONS_PER_CLIENT: '0',
       GW_PROXY_PROTOCOL_CIDRS: '10.0.0.0/8, fd00::/8',
+      GW_UNPAID_BODY_BYTES_PER_MIN: '0',
+      GW_SOL_PRICE_USDC: '200.5',
+      GW_CLAIM_LAMPORTS_PER_HOUR: '50000',
     });
     expect(config.http).toEqual({
       host: '127.0.0.1',
@@ -133,8 +136,15 @@ describe('loadConfig', () => {
     expect(config.solana.feePayerKeys.map((key) => key.reveal())).toEqual([feePayer.secretKey]);
     expect(config.providers.anthropic.apiKey?.reveal()).toBe('sk-ant');
     expect(config.providers.anthropic.baseUrl).toBe('http://127.0.0.1:9001/v1');
-    expect(config.limits).toEqual({ rateLimitMax: 100, routeRateLimits: { enterprise: 240 }, freeTierRateLimit: 7, freeTierGlobalRpm: 30, cacheTtlSecs: 0 });
+    expect(config.limits).toEqual({ rateLimitMax: 100, routeRateLimits: { enterprise: 240 }, freeTierRateLimit: 7, freeTierGlobalRpm: 30, unpaidBodyBytesPerMin: 0, cacheTtlSecs: 0 });
+    // One claim's 10,000 lamports at 200.5 USDC per SOL is 2,005 atomic units, paid by the fee of a quote of 2,005 x 21.
+    expect(config.escrow).toMatchObject({ minQuoteAtomic: 42_105n, claimLamportsPerWindow: 50_000n });
     expect(config.logLevel).toBe('debug');
+  });
+
+  it('takes GW_ESCROW_MIN_ATOMIC over the SOL price, and refuses a SOL price that is not a positive decimal', () => {
+    expect(loadConfig({ ...base(), GW_ESCROW_MIN_ATOMIC: '0', GW_SOL_PRICE_USDC: '1' }).config.escrow.minQuoteAtomic).toBe(0n);
+    for (const price of ['0', '-1', 'abc', '1.1234567']) expect(() => loadConfig({ ...base(), GW_SOL_PRICE_USDC: price })).toThrow(/GW_SOL_PRICE_USDC must be a price in USDC above 0/);
   });
 
   it('refuses a GW_PROXY_PROTOCOL_CIDRS entry that is not a CIDR, and a body read timeout of 0', () => {

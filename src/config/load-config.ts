@@ -104,6 +104,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
       routeRateLimits: { enterprise: read.integer('GW_ENTERPRISE_RATE_LIMIT', 120, { min: 1 }) },
       freeTierRateLimit: freeTierLimit('GW_FREE_TIER_RATE_LIMIT', 5),
       freeTierGlobalRpm: freeTierLimit('GW_FREE_TIER_GLOBAL_RPM', 12),
+      unpaidBodyBytesPerMin: read.integer('GW_UNPAID_BODY_BYTES_PER_MIN', 20_000_000, { min: 0 }),
       cacheTtlSecs: read.integer('GW_CACHE_TTL_SECS', 600, { min: 0 }),
     },
     upstream: {

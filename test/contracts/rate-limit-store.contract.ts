@@ -35,6 +35,19 @@ export function rateLimitStoreContract(open: () => Promise<{ store: RateLimitSto
     expect((await store.preview(randomUUID(), 2, 60_000)).allowed).toBe(true);
   });
 
+  it('counts a weight when given one, and gives some back within the window, never below zero', async () => {
+    const key = randomUUID();
+    expect(await store.hit(key, 1_000, 60_000, 600)).toMatchObject({ allowed: true, remaining: 400 });
+    expect(await store.hit(key, 1_000, 60_000, 500)).toMatchObject({ allowed: false, remaining: 0 });
+    await store.giveBack(key, 500);
+    expect(await store.hit(key, 1_000, 60_000, 300)).toMatchObject({ allowed: true, remaining: 100 });
+    await store.giveBack(key, 5_000);
+    expect(await store.hit(key, 1_000, 60_000, 1_000)).toMatchObject({ allowed: true, remaining: 0 });
+    const unseen = randomUUID();
+    await store.giveBack(unseen, 10);
+    expect(await store.hit(unseen, 1, 60_000)).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
   it('keeps keys apart', async () => {
     const [a, b] = [randomUUID(), randomUUID()];
     await store.hit(a, 1, 60_000);

@@ -10,7 +10,7 @@ export class MemoryRateLimitStore extends RateLimitStore {
     super();
   }
 
-  hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
+  hit(key: string, limit: number, windowMs: number, weight = 1): Promise<RateDecision> {
     const now = this.now();
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
@@ -18,8 +18,14 @@ export class MemoryRateLimitStore extends RateLimitStore {
       window = { count: 0, endsAt: now + windowMs };
       this.windows.set(key, window);
     }
-    window.count += 1;
+    window.count += weight;
     return Promise.resolve(decision(window.count, limit, window.endsAt - now));
+  }
+
+  giveBack(key: string, weight: number): Promise<void> {
+    const window = this.windows.get(key);
+    if (window && window.endsAt > this.now()) window.count = Math.max(0, window.count - weight);
+    return Promise.resolve();
   }
 
   preview(key: string, limit: number, windowMs: number): Promise<RateDecision> {

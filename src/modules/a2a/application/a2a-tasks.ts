@@ -21,6 +21,7 @@ import type { StageTiming } from '../../ops/domain/stage-timing';
 import type { ChatCompletion } from '../../providers/domain/chat-completion';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
 import { RateLimiter } from '../../rate-limits/application/rate-limiter';
+import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import { clientNetwork } from '../../rate-limits/domain/client-network';
 import { A2A_ERRORS, A2AError } from '../domain/a2a-errors';
 import { newTaskId, isTaskId, type A2ATaskRecord } from '../domain/a2a-task';
@@ -42,6 +43,8 @@ export interface A2ACaller {
   suspendTimeout: () => void;
   /** The payment was accepted with this receipt: whatever error ends the call from now on names it. */
   noteReceipt: (receiptPath: string) => void;
+  /** The request body's size in bytes: what it costs in the client's unpaid budget. */
+  bodyBytes: number;
 }
 
 /**
@@ -65,6 +68,7 @@ export class A2ATasks {
     private readonly deposits: EscrowDeposits,
     private readonly prepaid: PrepaidPayments,
     private readonly paidRateLimit: PaidRateLimit,
+    private readonly unpaid: UnpaidBudget,
     private readonly limiter: RateLimiter,
     private readonly spendLog: SpendLog,
     private readonly background: BackgroundTasks,
@@ -106,6 +110,7 @@ export class A2ATasks {
 
   private async quote(text: string, model: string, maxTokens: number | null, caller: A2ACaller): Promise<TaskView> {
     await this.paidRateLimit.admitClient(caller.clientAddress);
+    await this.unpaid.charge(caller.clientAddress, caller.bodyBytes);
     const plan = this.plan({ model, text, maxTokens });
     const cost = quoteOf(plan);
     if (cost.total === 0n) throw new A2AError(A2A_ERRORS.invalidParams, `model ${model} is free: free models are served on /v1/chat/completions`);
@@ -129,7 +134,7 @@ export class A2ATasks {
     refuseUnless(task.state, 'payment-submitted');
     const header = submittedPayment(payload);
     // The attempt is counted before the planner and the guard run over the stored text (docs/decisions.md, "Limits before the work").
-    const attempt = await this.prepaid.admit(header, caller.clientAddress);
+    const attempt = await this.prepaid.admit(header, caller.clientAddress, caller.bodyBytes);
     if (attempt === null) throw new Error('a submitted payment is always counted as an attempt');
     const plan = this.plan(task.request);
     const verdict = this.guard.inspect([task.request.text]);
@@ -159,6 +164,7 @@ export class A2ATasks {
             model: plan.candidates[0].model.id,
             onBroadcast: caller.suspendTimeout,
             noteReceipt: caller.noteReceipt,
+            bodyBytes: caller.bodyBytes,
           },
           plan.candidates[0].model.id,
           'exact-or-escrow',

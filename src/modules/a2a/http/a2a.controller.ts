@@ -58,6 +58,7 @@ export class A2AController {
       timing: req.gw.timing,
       suspendTimeout: () => req.gw.suspendTimeout(),
       noteReceipt: (receiptPath) => req.gw.noteReceipt(receiptPath),
+      bodyBytes: req.rawBody?.length ?? 0,
     };
     try {
       return { jsonrpc: '2.0', id, result: await this.call(body.method, body.params, caller) };

@@ -16,6 +16,7 @@ import { midStreamError } from '../domain/mid-stream-error';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
 import type { RequestAdjustments } from '../../providers/ports/llm-provider';
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
+import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { CatalogModel } from '../../routing/domain/catalog';
 import { cacheKey } from '../domain/cache-key';
@@ -48,6 +49,8 @@ export interface ChatCaller {
   signal: AbortSignal;
   /** The raw PAYMENT-SIGNATURE header, if any. */
   paymentHeader: string | undefined;
+  /** The request body's size in bytes: what it costs in the client's unpaid budget. */
+  bodyBytes: number;
   /** A valid X-Session-Id, if any. */
   sessionId: string | undefined;
   /** Where upstream and payment time are recorded for the metrics. */
@@ -108,6 +111,7 @@ export class ChatCompletions {
     private readonly payments: ExactPayments,
     private readonly deposits: EscrowDeposits,
     private readonly paidRateLimit: PaidRateLimit,
+    private readonly unpaid: UnpaidBudget,
     private readonly dispatcher: UpstreamDispatcher,
     private readonly freeTier: FreeTierLimit,
     private readonly cache: ResponseCache,
@@ -131,10 +135,11 @@ export class ChatCompletions {
    */
   async handle(request: ChatRequest, caller: ChatCaller): Promise<ChatOutcome> {
     const charge = this.planner.charge(request);
-    const freeWindow = charge === 'free' ? await this.freeTier.admit(caller.clientAddress) : null;
+    const freeWindow = charge === 'free' ? await this.freeTier.admit(caller.clientAddress, caller.bodyBytes) : null;
     const attempt = charge !== 'free' ? await this.admitUnpaid(caller) : null;
     const plan = this.planner.plan(request);
-    if (quoteOf(plan).total === 0n) return this.serveFree(plan, caller, freeWindow ?? (await this.freeTier.admit(caller.clientAddress)));
+    // A profile that routed to a free model: its body was counted in the unpaid budget already.
+    if (quoteOf(plan).total === 0n) return this.serveFree(plan, caller, freeWindow ?? (await this.freeTier.admit(caller.clientAddress, 0)));
     this.inspect(plan);
     if (caller.paymentHeader === undefined)
       return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY, this.deposits.offerFor(quoteOf(plan).total) ?? undefined) };
@@ -148,9 +153,10 @@ export class ChatCompletions {
    */
   private async admitUnpaid(caller: ChatCaller): Promise<CountedAttempt | null> {
     const { clientAddress } = caller;
-    if (caller.paymentHeader !== undefined) return this.payments.countAttempt(clientAddress);
-    await this.paidRateLimit.admitClient(clientAddress);
-    return null;
+    const attempt = caller.paymentHeader !== undefined ? await this.payments.countAttempt(clientAddress) : null;
+    if (attempt === null) await this.paidRateLimit.admitClient(clientAddress);
+    await this.unpaid.charge(clientAddress, caller.bodyBytes);
+    return attempt;
   }
 
   /**
@@ -182,6 +188,7 @@ export class ChatCompletions {
       caller.timing.payment('verify', performance.now() - verifying);
     }
     if (payment.receiptPath) caller.noteReceipt(payment.receiptPath);
+    await this.unpaid.refund(caller.clientAddress, caller.bodyBytes);
     const headers: Record<string, string> = {
       'X-Gw-Session': this.sessions.sign({ sid: caller.sessionId ?? caller.requestId, wallet: payment.payer, iat: Math.floor(Date.now() / 1000) }),
       ...rateLimitHeaders(payment.rateLimit),

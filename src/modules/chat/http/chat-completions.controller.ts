@@ -35,6 +35,7 @@ export class ChatCompletionsController {
       clientAddress: req.gw.clientAddress,
       signal: req.gw.signal,
       paymentHeader: typeof payment === 'string' ? payment : undefined,
+      bodyBytes: req.rawBody?.length ?? 0,
       sessionId: session,
       timing: req.gw.timing,
       suspendTimeout: () => req.gw.suspendTimeout(),

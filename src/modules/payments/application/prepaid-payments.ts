@@ -4,6 +4,7 @@ import { GatewayError } from '../../../errors/gateway-error';
 import { AppLogger } from '../../../logging/app-logger';
 import type { ChatCost } from '../../billing/domain/chat-cost';
 import { SpendLog } from '../../billing/ports/spend-log';
+import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import type { StageTiming } from '../../ops/domain/stage-timing';
 import { paymentErrors } from '../domain/payment-errors';
 import type { Settlement } from './accepted-payment';
@@ -27,6 +28,8 @@ export interface PrepaidRequest {
   onBroadcast: () => void;
   /** The payment was accepted with this receipt: whatever error ends the request from now on names it. */
   noteReceipt: (receiptPath: string) => void;
+  /** The request body's size, counted in the client's unpaid budget by `admit`. */
+  bodyBytes: number;
 }
 
 /** A payment settled before serving, and what the route serves for it. */
@@ -49,6 +52,7 @@ export class PrepaidPayments {
     private readonly payments: ExactPayments,
     private readonly challenges: PaymentChallenges,
     private readonly rateLimit: PaidRateLimit,
+    private readonly unpaid: UnpaidBudget,
     private readonly spendLog: SpendLog,
     private readonly background: BackgroundTasks,
     private readonly logger: AppLogger,
@@ -59,12 +63,14 @@ export class PrepaidPayments {
   /**
    * Spec 8's per-IP windows, before any look-up the request would cost: a request without a
    * payment counts in the client's paid bucket (null: it is a quote), one with a payment as an
-   * attempt, which `settle` needs.
+   * attempt, which `settle` needs; then its body in the client's unpaid budget (given back by
+   * `settle` once the payment verifies).
    */
-  async admit(payment: string | undefined, clientAddress: string): Promise<CountedAttempt | null> {
-    if (payment !== undefined) return this.payments.countAttempt(clientAddress);
-    await this.rateLimit.admitClient(clientAddress);
-    return null;
+  async admit(payment: string | undefined, clientAddress: string, bodyBytes: number): Promise<CountedAttempt | null> {
+    const attempt = payment !== undefined ? await this.payments.countAttempt(clientAddress) : null;
+    if (attempt === null) await this.rateLimit.admitClient(clientAddress);
+    await this.unpaid.charge(clientAddress, bodyBytes);
+    return attempt;
   }
 
   /** The 402 for a request without a payment. */
@@ -97,6 +103,7 @@ export class PrepaidPayments {
       request.timing.payment('verify', performance.now() - verifying);
     }
     if (payment.receiptPath) request.noteReceipt(payment.receiptPath);
+    await this.unpaid.refund(request.clientAddress, request.bodyBytes);
     if (request.signal.aborted) {
       await payment.release();
       throw request.signal.reason;

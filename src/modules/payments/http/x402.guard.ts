@@ -30,7 +30,8 @@ export class X402Guard implements CanActivate {
     const input = spec.input({ body: req.body, rawBody: req.rawBody, params: req.params as Record<string, string> });
     const header = req.headers['payment-signature'];
     const payment = typeof header === 'string' ? header : undefined;
-    const attempt = await this.prepaid.admit(payment, req.gw.clientAddress);
+    const bodyBytes = req.rawBody?.length ?? 0;
+    const attempt = await this.prepaid.admit(payment, req.gw.clientAddress, bodyBytes);
     const service = spec.service(input);
     const offer = await this.services.offer(service);
     // The resource a payment names is the route as matched, so `/V1/SEARCH/` pays for `/v1/search`.
@@ -48,6 +49,7 @@ export class X402Guard implements CanActivate {
       timing: req.gw.timing,
       onBroadcast: () => req.gw.suspendTimeout(),
       noteReceipt: (receiptPath: string) => req.gw.noteReceipt(receiptPath),
+      bodyBytes,
     };
     paidCalls.set(req, { input, serving: offer.serving, prepaid: await this.prepaid.settle(payment, attempt, request, service.id) });
     return true;

@@ -10,6 +10,8 @@ export const WINDOW_MS = 60_000;
 export interface Bucket {
   key: string;
   limit: number;
+  /** What this request counts (1 unless the bucket counts something else, such as body bytes). */
+  weight?: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export class RateLimiter {
   async admit(buckets: readonly Bucket[]): Promise<RateDecision> {
     let first: RateDecision | undefined;
     for (const bucket of buckets) {
-      const decision = await this.store.hit(bucket.key, bucket.limit, WINDOW_MS);
+      const decision = await this.store.hit(bucket.key, bucket.limit, WINDOW_MS, bucket.weight);
       if (!decision.allowed) {
         this.metrics.rejected(limiterOf(bucket.key));
         throw new GatewayError('rate_limit.exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
@@ -35,5 +37,10 @@ export class RateLimiter {
       first ??= decision;
     }
     return first as RateDecision;
+  }
+
+  /** Takes back what a bucket counted for a request that turned out not to be what the bucket bounds. */
+  giveBack(bucket: Bucket): Promise<void> {
+    return this.store.giveBack(bucket.key, bucket.weight ?? 1);
   }
 }

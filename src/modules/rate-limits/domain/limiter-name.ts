@@ -3,7 +3,7 @@
  * a2a-tasks.ts, src/http/admin-token.ts). A key's tail is a client address or a wallet: only the prefix becomes a metric
  * label, so the label set stays bounded however many clients there are.
  */
-const LIMITERS = ['free:ip', 'free:global', 'paid:ip', 'paid:wallet', 'paid:attempt', 'a2a:get', 'admin:failures'] as const;
+const LIMITERS = ['free:ip', 'free:global', 'paid:ip', 'paid:wallet', 'paid:attempt', 'unpaid:bytes', 'a2a:get', 'admin:failures'] as const;
 
 export type LimiterName = (typeof LIMITERS)[number] | 'other' | `route:${string}`;
 

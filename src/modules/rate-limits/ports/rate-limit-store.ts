@@ -13,7 +13,11 @@ export interface RateDecision {
  * `windowMs`. Counting and checking are one atomic step, so concurrent requests cannot overshoot.
  */
 export abstract class RateLimitStore {
-  abstract hit(key: string, limit: number, windowMs: number): Promise<RateDecision>;
+  /** Counts `weight` (1: a request; a body's bytes for a budget in bytes) and decides on the total. */
+  abstract hit(key: string, limit: number, windowMs: number, weight?: number): Promise<RateDecision>;
+
+  /** Takes back `weight` counted in the key's current window (never below zero; nothing once the window ended). */
+  abstract giveBack(key: string, weight: number): Promise<void>;
 
   /**
    * What a hit would decide now, without counting it: for a bound on failures, checked before the

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayConfig } from '../../../config/gateway-config';
+import { clientNetwork } from '../domain/client-network';
+import { RateLimiter, type Bucket } from './rate-limiter';
+
+/**
+ * Unpaid work budgeted per client network in request body bytes (GW_UNPAID_BODY_BYTES_PER_MIN;
+ * docs/decisions.md, "The unpaid budget"): what the router's score, the estimate and the prompt
+ * guard read before anything is paid grows with the body, so a client's unpaid requests are counted
+ * by their bytes, after its own window and before any of that work; a request whose payment
+ * verifies gets its bytes back. 0 turns the budget off.
+ */
+@Injectable()
+export class UnpaidBudget {
+  private readonly bytesPerWindow: number;
+
+  constructor(
+    private readonly limiter: RateLimiter,
+    config: GatewayConfig,
+  ) {
+    this.bytesPerWindow = config.limits.unpaidBodyBytesPerMin;
+  }
+
+  /** The window a request's body counts in (`unpaid:bytes`), or null when the budget is off or there is no body. */
+  bucket(clientAddress: string, bodyBytes: number): Bucket | null {
+    if (this.bytesPerWindow === 0 || bodyBytes === 0) return null;
+    const network = clientAddress === 'unknown' ? 'unknown' : clientNetwork(clientAddress);
+    return { key: `unpaid:bytes:${network}`, limit: this.bytesPerWindow, weight: bodyBytes };
+  }
+
+  /** Counts the body; past the budget, 429 with the window's headers. */
+  async charge(clientAddress: string, bodyBytes: number): Promise<void> {
+    const bucket = this.bucket(clientAddress, bodyBytes);
+    if (bucket) await this.limiter.admit([bucket]);
+  }
+
+  /** The request's payment verified: its body was paid work after all. */
+  async refund(clientAddress: string, bodyBytes: number): Promise<void> {
+    const bucket = this.bucket(clientAddress, bodyBytes);
+    if (bucket) await this.limiter.giveBack(bucket);
+  }
+}
