@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import { parse as parseContentType } from 'content-type';
 import type { NextFunction, Request, Response } from 'express';
@@ -76,7 +77,8 @@ export class JsonBodyMiddleware implements NestMiddleware {
     const refusal = headerRefusal(req, path, limit, declared);
     if (refusal) return refuse(refusal);
     if (!this.inFlight.reserve(declared ?? 0)) return refuse(this.overloaded(res));
-    this.read(req, res, limit, declared ?? 0, next);
+    // The body's events run in the socket's async context: the request's own (its log bindings) is carried over to what follows.
+    this.read(req, res, limit, declared ?? 0, AsyncResource.bind(next));
   }
 
   private read(req: Request, res: Response, limit: number, reserved: number, next: NextFunction): void {

@@ -42,5 +42,5 @@ describe('payment fuzzing on the local chain', () => {
     // Enough of them were real payments for the money property to mean something.
     expect(fuzzer.stats.served).toBeGreaterThan(RUNS / 50);
     expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
-  }, 240_000);
+  }, 400_000);
 });

@@ -17,10 +17,11 @@ import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy';
 
 const BURST = 1_000;
 
-/** Limits raised so that a burst from one client and one wallet meets only the replay protection. */
+/** Limits raised so that a burst from one client and one wallet meets only the replay protection (its 1,000 connections included). */
 const RACE_ENV = {
   GW_STORAGE: undefined,
   GW_MAX_CONCURRENT_REQUESTS: '5000',
+  GW_MAX_CONNECTIONS_PER_CLIENT: '0',
   GW_RATE_LIMIT_MAX: '100000',
   GW_RECONCILE_INTERVAL_SECS: '1',
   GW_LEASE_TTL_SECS: '2',
