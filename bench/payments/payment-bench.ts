@@ -2,7 +2,8 @@
  * What a payment costs the gateway (docs/performance.md): decoding the PAYMENT-SIGNATURE header plus verifying
  * its transaction (no network), per request; and the end-to-end latency of paid chat requests on
  * the local chain (verify, blockhash check, simulation, replay claim, receipt, provider, broadcast
- * and confirmation), sequential, everything in this process on loopback; and the JSON-RPC calls a
+ * and confirmation; a stream's time to its first content event, which its headers wait for), sequential,
+ * everything in this process on loopback; and the JSON-RPC calls a
  * paid request makes, counted by a proxy in front of the chain (the blockhash tracker's polls
  * apart). With `--budget` the payer has a wallet budget, so every paid request also reserves
  * against it (one transaction with a row lock) and converts the reservation at settlement. With
@@ -82,6 +83,7 @@ async function main(): Promise<void> {
     const a2aPaid = new Float64Array(overA2A ? PAID_REQUESTS : 0);
     const paid = new Float64Array(PAID_REQUESTS);
     const streamed = new Float64Array(PAID_REQUESTS);
+    const firstContent = new Float64Array(PAID_REQUESTS);
     const quotes = new Float64Array(PAID_REQUESTS);
     const callsBefore = new Map(RPC_METHODS.map((method) => [method, rpc.calls(method)]));
     for (let i = 0; i < PAID_REQUESTS; i++) {
@@ -95,9 +97,10 @@ async function main(): Promise<void> {
       paid[i] = performance.now() - start;
       start = performance.now();
       const stream = await postChat(gateway, streamBody, { 'payment-signature': streamPayments[i] });
-      const text = await stream.text();
+      const { text, firstContentMs } = await readStream(stream, start);
       if (stream.status !== 200 || !text.includes('[DONE]')) throw new Error(`paid stream ${i} answered ${stream.status}`);
       streamed[i] = performance.now() - start;
+      firstContent[i] = firstContentMs;
       if (overA2A) {
         start = performance.now();
         const quoted = await rpc2(gateway.url, 'message/send', {
@@ -127,6 +130,7 @@ async function main(): Promise<void> {
     console.table([
       row('402 quote', quotes),
       row('paid, JSON, answer and confirmation', paid),
+      row('paid, stream, to its first content event', firstContent),
       row('paid, stream, to [DONE]', streamed),
       ...(escrowed ? [row('escrow-paid, JSON (deposit confirmed before serving)', escrowPaid)] : []),
       ...(overA2A ? [row('A2A message/send, quote', a2aQuotes), row('A2A message/send, paid (settled before serving), completed', a2aPaid)] : []),
@@ -141,6 +145,18 @@ async function main(): Promise<void> {
     await rpc.close();
     await world.close();
   }
+}
+
+/** A stream's whole text, and when its first content event arrived (ms since `start`): headers leave with it, after the broadcast. */
+async function readStream(res: Response, start: number): Promise<{ text: string; firstContentMs: number }> {
+  const decoder = new TextDecoder();
+  let text = '';
+  let firstContentMs = Number.NaN;
+  for await (const bytes of res.body ?? []) {
+    text += decoder.decode(bytes as Uint8Array, { stream: true });
+    if (Number.isNaN(firstContentMs) && /"content":"[^"]/.test(text)) firstContentMs = performance.now() - start;
+  }
+  return { text, firstContentMs };
 }
 
 /** One JSON-RPC call to /a2a; its task. */

@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from 'node:util';
+
 /** The two spellings of x402 field names: our spec's snake_case and the x402 standard camelCase. */
 export type Casing = 'snake' | 'camel';
 
@@ -19,4 +21,25 @@ export function isSpeltIn(casing: Casing, name: string): boolean {
 export function recase(fields: object, casing: Casing): Record<string, unknown> {
   const spell = casing === 'snake' ? toSnake : toCamel;
   return Object.fromEntries(Object.entries(fields).map(([name, value]) => [spell(name), value]));
+}
+
+/** The same record with every field under both spellings (a one-word name once): readable by a client of either casing. */
+export function inBothCasings(fields: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).flatMap(([name, value]) => [...new Set([toSnake(name), toCamel(name)])].map((spelt) => [spelt, value])));
+}
+
+/**
+ * The record with its own keys spelt in `casing`, each field read from whichever spelling the
+ * sender used; null when a field is spelt both ways with different values (which one was meant is
+ * unknowable).
+ */
+export function inOneCasing(fields: object, casing: Casing): Record<string, unknown> | null {
+  const spell = casing === 'snake' ? toSnake : toCamel;
+  const read: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    const spelt = spell(name);
+    if (Object.hasOwn(read, spelt) && !isDeepStrictEqual(read[spelt], value)) return null;
+    read[spelt] = value;
+  }
+  return read;
 }

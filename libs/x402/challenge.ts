@@ -74,12 +74,15 @@ export interface PaymentRequiredHeader {
   readonly accepts: HeaderPaymentRequirements[];
 }
 
-/** The header form of a body: its `exact` offers, with `extra`; no cost breakdown, no extensions. */
-export function toHeaderForm(body: PaymentRequiredBody, options: { feePayer?: string } = {}): PaymentRequiredHeader {
+/**
+ * The header form of a body: its `exact` offers, with `extra`; no cost breakdown, no extensions.
+ * `error` replaces the body's (a refused payment's reason, as the x402 clients name it).
+ */
+export function toHeaderForm(body: PaymentRequiredBody, options: { feePayer?: string; error?: string } = {}): PaymentRequiredHeader {
   const extra: ExactExtra = { decimals: USDC_DECIMALS, feePayer: options.feePayer };
   return {
     x402Version: X402_VERSION,
-    error: body.error,
+    error: options.error ?? body.error,
     resource: { url: body.resource.url, method: body.resource.method },
     accepts: body.accepts
       .filter((offer) => offer.scheme === 'exact')

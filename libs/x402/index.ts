@@ -36,4 +36,4 @@ export {
 } from './payment-payload';
 export { encodePaymentResponseHeader, decodePaymentResponseHeader, type SettleResponse } from './payment-response';
 export { X402DecodeError, PaymentPayloadError } from './errors';
-export type { Casing } from './casing';
+export { inBothCasings, inOneCasing, type Casing } from './casing';

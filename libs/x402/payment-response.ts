@@ -14,6 +14,8 @@ export interface SettleResponse {
   /** The payer's wallet. */
   readonly payer?: string;
   readonly errorReason?: string;
+  /** What else the server says of it; this gateway: `confirmed: false` on a stream's headers, sent once the transfer was broadcast and before it confirmed. */
+  readonly extra?: Readonly<Record<string, unknown>>;
 }
 
 export function encodePaymentResponseHeader(settle: SettleResponse): string {

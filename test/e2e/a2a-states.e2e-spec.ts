@@ -13,7 +13,7 @@ import { startRpcFaultProxy, type RpcFaultProxy } from '../support/rpc-fault-pro
 import { serviceAvailable } from '../support/services';
 import { pgliteStorage } from '../support/storage-env';
 
-type Receipts = Array<{ tx_signature: string; receipt?: string }>;
+type Receipts = Array<{ tx_signature: string; receipt?: string; transaction?: string }>;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const required = (task: A2ATaskBody): PaymentRequiredBody => task.status.message?.metadata?.['x402.payment.required'] as PaymentRequiredBody;
@@ -160,7 +160,17 @@ describe('A2A task states and JSON-RPC errors (spec 2.13, 3.1, 4.8, 7, 8)', () =
       expect(done.status.message?.metadata?.['x402.payment.status']).toBe('payment-completed');
       expect(done.artifacts?.[0].parts[0]).toEqual({ kind: 'text', text: 'fake openai reply to: Say hello' });
       const receipts = receiptsOf(done);
-      expect(receipts).toEqual([{ tx_signature: expect.any(String), receipt: expect.stringMatching(/^\/v1\/receipts\/[0-9a-f-]{36}$/) }]);
+      // Spec 2.13's fields, and x402's SettleResponse fields beside them.
+      expect(receipts).toEqual([
+        {
+          tx_signature: expect.any(String),
+          receipt: expect.stringMatching(/^\/v1\/receipts\/[0-9a-f-]{36}$/),
+          success: true,
+          transaction: expect.any(String),
+          network: expect.stringMatching(/^solana:/),
+        },
+      ]);
+      expect(receipts[0].transaction).toBe(receipts[0].tx_signature);
       expect(recipient() - before).toBe(amount);
       expect(landed() - sent).toBe(1);
       const receipt = await fetch(`${gateway.url}${receipts[0].receipt}`);

@@ -1,6 +1,6 @@
 import type { RunningGateway } from '../../src/gateway';
 import { chatBody, postChat, type PaidWorld } from '../support/paid-gateway';
-import { changeSince, drainUsdc, errorEvents, finalReceipt, hasContent, longText, sleep, sseDataOf, StreamReader, streamedContent, transferLands, until } from '../support/settlement-probes';
+import { changeSince, drainUsdc, finalReceipt, hasContent, longText, sleep, sseDataOf, StreamReader, streamedContent, transferLands, until } from '../support/settlement-probes';
 import { chargedOnce, expectReplay, NOTHING_MOVED, paidRequest, useSettlementWorld } from '../support/settlement-world';
 import { migratedDataDir } from '../support/pglite-data-dir';
 
@@ -52,12 +52,12 @@ describe('PaidCall: what stops a paid call from acceptance, one call per replay 
     expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'client_disconnected' });
   }, 15_000);
 
-  it("guard: a stream that stays connected but whose first content comes after GW_REQUEST_TIMEOUT_SECS is stopped by the call's own timer: nothing charged, the payment serves once later", async () => {
+  it('guard: a stream whose upstream answers but whose first content comes after GW_REQUEST_TIMEOUT_SECS is a 408 naming its receipt: nothing charged, the payment serves once later', async () => {
     const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1', GW_STREAM_MAX_SECS: '20' });
     const body = chatBody({ stream: true });
     const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
-    // The role event (no content) at 0.7 s: the answer starts, the SSE response opens and suspends the edge's
-    // timer; the first content at 1.4 s, after the request timeout counted from the payment's acceptance.
+    // The role event (no content) at 0.7 s: the answer starts, but a paid stream's headers wait for its
+    // first content (and its payment's broadcast), at 1.4 s, after the request timeout.
     world.upstreams.openai.script({ kind: 'reply', text: 'too late', chunkDelayMs: 700 });
 
     const res = await postChat(gateway, body, { 'payment-signature': payment });
@@ -65,11 +65,9 @@ describe('PaidCall: what stops a paid call from acceptance, one call per replay 
     const upstream = await world.upstreams.openai.ended(0);
     expect(upstream.aborted).toBe(true);
     expect(upstream.endedAt! - upstream.receivedAt).toBeLessThan(1_800);
-    expect(res.status).toBe(200);
-    const streamed = sseDataOf(raw);
-    expect(streamed).not.toContain('[DONE]');
-    expect(streamedContent(streamed)).toBe('');
-    expect(errorEvents(streamed)).toEqual([expect.objectContaining({ type: 'request_timeout', code: 'request.timeout' })]);
+    expect(res.status).toBe(408);
+    expect(JSON.parse(raw)).toMatchObject({ error: { type: 'request_timeout', code: 'request.timeout' } });
+    expect(res.headers.get('x-gw-receipt')).toMatch(/^\/v1\/receipts\//);
     await sleep(300);
     expect(changeSince(world, payer, before)).toEqual(NOTHING_MOVED);
     expect(await finalReceipt(gateway, res, raw)).toMatchObject({ status: 'not_charged', amount_charged_atomic: '0' });

@@ -4,7 +4,7 @@ import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Keypair } from '@solana/web3.js';
 import { ExactSvmScheme } from '@x402/svm';
 import bs58 from 'bs58';
-import { decodePaymentResponseHeader } from '../../libs/x402';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
 import { jupiterFakePrice } from '../fakes/jupiter-fake';
 import { tavilyFakeResults } from '../fakes/tavily-fake';
@@ -246,6 +246,8 @@ describe('the paid tools on the local chain (spec 4.6, 4.7)', () => {
     expect((await postJson(paid.gateway, SEARCH_PATH, body, { 'payment-signature': header })).status).toBe(200);
     const again = await postJson(paid.gateway, SEARCH_PATH, body, { 'payment-signature': header });
     expect(again.status).toBe(402);
+    expect(decodePaymentRequiredHeader(again.headers.get('payment-required') as string)).toMatchObject({ error: 'duplicate_settlement', accepts: [{ amount: SEARCH_PRICE.toString() }] });
+    expect(again.headers.get('payment-response')).toBeNull();
     expect(((await again.json()) as { error: { code: string } }).error.code).toBe('payment.replayed');
     expect(recipient() - before).toBe(SEARCH_PRICE);
     expect(paid.world.upstreams.tavily.requests).toHaveLength(1);

@@ -1,3 +1,4 @@
+import { decodePaymentRequiredHeader } from '../../libs/x402';
 import type { Keypair } from '@solana/web3.js';
 import type { RunningGateway } from '../../src/gateway';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
@@ -57,6 +58,8 @@ describe('payment bounds on the local chain', () => {
       const calls = suite.providerRequests();
 
       const sponsored = await pay(gateway, payer, { layout: 'sponsored', instructions: costly });
+      // An x402 client reads why in a fresh challenge, in @x402/svm's words.
+      expect(decodePaymentRequiredHeader(sponsored.headers.get('payment-required') as string).error).toBe('invalid_exact_svm_fee_payer_not_managed_by_facilitator');
       expect(await refusal(sponsored)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED), code: 'payment.fee_not_sponsored' });
       expect(suite.providerRequests()).toBe(calls);
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });

@@ -1,4 +1,5 @@
 import type { Keypair } from '@solana/web3.js';
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
 import { formatUsdc } from '../../src/modules/billing/domain/atomic-usdc';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
@@ -59,8 +60,9 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
 
   describe('row 1: a stream outlives the request timeout; the stream cap cuts but still charges', () => {
     it('a paid stream longer than GW_REQUEST_TIMEOUT_SECS completes with [DONE], charged the quote once; receipt settled/complete; reuse is 402', async () => {
-      const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '1' });
-      const text = longText(18);
+      // The timeout covers the verification and the broadcast before the headers: 2 s leaves a loaded machine room for them.
+      const gateway = await gatewayWith({ GW_REQUEST_TIMEOUT_SECS: '2' });
+      const text = longText(30);
       const body = chatBody({ stream: true });
       const { payer, payment, amount, before } = await paidRequest(world, gateway, body);
       world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 150 });
@@ -73,7 +75,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
       expect(errorEvents(data)).toEqual([]);
       expect(data[data.length - 1]).toBe('[DONE]');
       expect(streamedContent(data)).toBe(text);
-      expect(Date.now() - started).toBeGreaterThan(2_000); // well past the 1 s request timeout
+      expect(Date.now() - started).toBeGreaterThan(3_000); // well past the 2 s request timeout
 
       expect(world.upstreams.openai.requests).toHaveLength(1);
       expect((await world.upstreams.openai.ended(0)).aborted).toBe(false);
@@ -81,7 +83,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
       const receipt = await finalReceipt(gateway, res, raw);
       expect(receipt).toMatchObject({ status: 'settled', amount_charged_atomic: amount.toString(), delivery: 'complete', broadcast_at: expect.stringMatching(ISO_TIME) });
       await expectReplayRefused(gateway, body, payment, payer);
-    }, 15_000);
+    }, 20_000);
 
     it('GW_STREAM_MAX_SECS cuts a slow stream with an error event (no [DONE]); still charged once; receipt partial; reuse is 402', async () => {
       const gateway = await gatewayWith({ GW_STREAM_MAX_SECS: '1' });
@@ -283,6 +285,8 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
       if (stream) {
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+        // Nothing was broadcast, so the headers say nothing of a settlement.
+        expect(res.headers.get('payment-response')).toBeNull();
         const data = sseDataOf(raw);
         expect(data).not.toContain('[DONE]');
         expect(errorEvents(data)).toHaveLength(1);
@@ -290,6 +294,14 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
       } else {
         expect(res.status).toBe(500);
         expect(JSON.parse(raw)).toEqual({ error: { type: 'settlement_failed', message: expect.any(String), code: 'payment.settlement_failed' } });
+        // An x402 client reads the failed settlement from PAYMENT-RESPONSE, as @x402/svm names it.
+        expect(res.headers.get('payment-required')).toBeNull();
+        expect(decodePaymentResponseHeader(res.headers.get('payment-response') as string)).toEqual({
+          success: false,
+          errorReason: 'invalid_exact_svm_transaction_simulation_failed',
+          transaction: expect.stringMatching(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/),
+          network: expect.stringMatching(/^solana:/),
+        });
       }
 
       // The upstream was stopped, not read to the end (20 words at 100 ms would take over 2 s).
@@ -307,6 +319,9 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
       const again = await postChat(gateway, body, { 'payment-signature': payment });
       expect(again.status).toBe(402);
       expect(((await again.json()) as { error: { type: string } }).error.type).toBe('invalid_payment');
+      // A verification refusal: a fresh challenge naming the reason, and no settlement.
+      expect(decodePaymentRequiredHeader(again.headers.get('payment-required') as string).error).toBe('invalid_exact_svm_transaction_simulation_failed');
+      expect(again.headers.get('payment-response')).toBeNull();
       expect(providerRequests()).toBe(calls);
       expect(changeSince(world, payer, beforeAgain)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
     }

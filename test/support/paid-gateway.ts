@@ -12,6 +12,7 @@ import { startUpstreams, type Upstreams } from './upstreams';
 /** A paid model cheap enough for the official client's default $1 cap. */
 export const PAID_MODEL = 'openai/gpt-4o-mini';
 export { CHAT_PATH } from '../../src/modules/chat/application/chat-completions';
+import { expectOfficialX402Headers } from './x402-conformance';
 import { CHAT_PATH } from '../../src/modules/chat/application/chat-completions';
 
 export interface PaidWorld {
@@ -72,8 +73,11 @@ export function chatBody(overrides: Record<string, unknown> = {}): Record<string
   return { model: PAID_MODEL, messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 50, ...overrides };
 }
 
+/** A chat request; its x402 headers, if any, are held to the official schemas. */
 export async function postChat(gateway: RunningGateway, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${gateway.url}${CHAT_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+  const res = await fetch(`${gateway.url}${CHAT_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), signal });
+  expectOfficialX402Headers(res.headers);
+  return res;
 }
 
 /** The 402 for `body`: its header form and quoted amount. */

@@ -1,3 +1,4 @@
+import { expectOfficialX402Headers } from './x402-conformance';
 import { decodePaymentRequiredHeader, type PaymentRequiredHeader } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
 
@@ -9,7 +10,9 @@ export const SEARCH_PRICE = 10_500n;
 export const TOKEN_PRICE_PRICE = 1_050n;
 
 export async function postJson(gateway: RunningGateway, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  expectOfficialX402Headers(res.headers);
+  return res;
 }
 
 /** The 402 of a paid route for `body`, in its header form. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { decodePaymentRequiredHeader, type PaymentRequiredBody } from '../../../../libs/x402';
+import { decodePaymentRequiredHeader } from '../../../../libs/x402';
 import { Injectable } from '@nestjs/common';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
@@ -24,6 +24,7 @@ import { RateLimiter } from '../../rate-limits/application/rate-limiter';
 import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import { clientNetwork } from '../../rate-limits/domain/client-network';
 import { A2A_ERRORS, A2AError } from '../domain/a2a-errors';
+import { checkAgainstOffer, dualCasedOffer, submittedPayment } from '../domain/a2a-offer';
 import { newTaskId, isTaskId, type A2ATaskRecord } from '../domain/a2a-task';
 import { PAYMENT_PAYLOAD, PAYMENT_STATUS, parseUserMessage, taskView, type TaskView } from '../domain/a2a-wire';
 import { transition, type TaskState, type TaskTrigger } from '../domain/task-state';
@@ -120,7 +121,7 @@ export class A2ATasks {
       contextId: randomUUID(),
       state: 'input-required',
       request: { model, text, maxTokens },
-      offer: { paymentRequired: withExactExtra(challenge.body, challenge.header), amountAtomic: cost.total.toString() },
+      offer: { paymentRequired: dualCasedOffer(challenge.body, decodePaymentRequiredHeader(challenge.header).accepts[0]?.extra), amountAtomic: cost.total.toString() },
       receipts: [],
       output: null,
       failure: null,
@@ -216,7 +217,9 @@ export class A2ATasks {
       }),
     );
     const output = completion.choices.map((choice) => choice.message.content ?? '').join('\n');
-    return this.settle(task, 'provider-delivered', { receipts, output });
+    // A delivered task's receipt reads as x402's SettleResponse too, for clients that expect one.
+    const settled = receipts.map((receipt) => ({ ...receipt, success: true as const, transaction: payment.transactionSignature, network: this.config.solana.network }));
+    return this.settle(task, 'provider-delivered', { receipts: settled, output });
   }
 
   /**
@@ -289,40 +292,10 @@ function refuseUnless(state: TaskState, trigger: TaskTrigger): void {
   if ('refused' in step) throw A2AError.from(step.refused);
 }
 
-/** `x402.payment.payload`: a PaymentPayload as plain JSON (either casing), handed to the payment use case as the header would carry it. */
-function submittedPayment(payload: unknown): string {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) throw new A2AError(A2A_ERRORS.invalidParams, `${PAYMENT_PAYLOAD} must be a payment payload object`);
-  return JSON.stringify(payload);
-}
-
-/** Spec 4.8: scheme, network, asset and pay_to equal to one of the stored offer's entries; the amount at least the quote. */
-function checkAgainstOffer(payload: unknown, task: A2ATaskRecord): void {
-  const accepted = (payload as { accepted?: unknown }).accepted;
-  if (typeof accepted !== 'object' || accepted === null) throw new A2AError(A2A_ERRORS.invalidParams, 'the payment payload has no accepted offer');
-  const field = (name: string, alias: string): unknown => (accepted as Record<string, unknown>)[name] ?? (accepted as Record<string, unknown>)[alias];
-  const offers = ((task.offer.paymentRequired as { accepts?: unknown }).accepts ?? []) as Array<Record<string, unknown>>;
-  const matches = offers.some(
-    (offer) => offer.scheme === field('scheme', 'scheme') && offer.network === field('network', 'network') && offer.asset === field('asset', 'asset') && offer.pay_to === field('pay_to', 'payTo'),
-  );
-  const amount = field('amount', 'amount');
-  const enough = typeof amount === 'string' && /^\d{1,20}$/.test(amount) && BigInt(amount) >= BigInt(task.offer.amountAtomic);
-  if (!matches || !enough) throw new A2AError(A2A_ERRORS.paymentFailed, 'the payment does not match the offer stored with the task (scheme, network, asset, pay_to, amount)', { retryable: false });
-}
-
 /** A refusal of the payment leg as -32007, with what the client needs to decide whether a retry can help. */
 function paymentFailed(err: unknown): unknown {
   if (err instanceof A2AError || !(err instanceof GatewayError)) return err;
   // A node's refusal of the transaction at broadcast (settlement_failed) is deterministic: the same payment fails again.
   const retryable = err.type === 'rate_limit_exceeded' || err.type === 'service_unavailable' || err.code === 'payment.unconfirmed';
   return new A2AError(A2A_ERRORS.paymentFailed, err.message, { reason: err.code, retryable });
-}
-
-/**
- * The stored offer: the 402 body, its `exact` entries carrying the header form's `extra`
- * (`decimals`, and `feePayer` when the fee is sponsored), which official x402 clients need to build
- * the payment and which A2A has no header to carry.
- */
-function withExactExtra(body: PaymentRequiredBody, header: string): Record<string, unknown> {
-  const extra = decodePaymentRequiredHeader(header).accepts[0]?.extra;
-  return { ...body, accepts: body.accepts.map((entry) => (entry.scheme === 'exact' && extra ? { ...entry, extra } : entry)) };
 }

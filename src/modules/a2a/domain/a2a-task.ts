@@ -9,16 +9,24 @@ export interface A2ATaskRecord {
   state: TaskState;
   /** The requested model or profile (default 'auto'), the user's text and the completion cap that priced the quote. */
   request: { model: string; text: string; maxTokens: number | null };
-  /** The stored offer: the PaymentRequired body (snake_case JSON as the 402 has it) and its quoted amount. */
+  /** The stored offer: the PaymentRequired body (the 402's snake_case JSON with the camelCase fields beside them) and its quoted amount. */
   offer: { paymentRequired: Record<string, unknown>; amountAtomic: string };
-  /** Set once paid: the receipts of spec 2.13 (`{tx_signature, receipt?}`). */
-  receipts: Array<{ tx_signature: string; receipt?: string }>;
+  /** Set once paid: the receipts of spec 2.13 (`{tx_signature, receipt?}`); a completed task's add x402's `SettleResponse` fields. */
+  receipts: A2AReceipt[];
   /** The answer text once completed. */
   output: string | null;
   /** Why it failed (shown in the status message), null otherwise. */
   failure: string | null;
   /** Epoch ms of the last state change. */
   updatedAt: number;
+}
+
+export interface A2AReceipt {
+  tx_signature: string;
+  receipt?: string;
+  success?: true;
+  transaction?: string;
+  network?: string;
 }
 
 const TASK_ID = /^a2a_[0-9a-f]{32}$/;

@@ -179,11 +179,17 @@ export class ChatCompletions {
         model: plan.candidates[0].model.id,
       });
     } catch (err) {
+      let refused = err;
       if (err instanceof PaymentReplayed) {
-        const again = await this.generations.redeliver(err.replayKey, requestFingerprint(plan.request));
-        if (again) return this.redeliver(plan, again, caller);
+        try {
+          const again = await this.generations.redeliver(err.replayKey, requestFingerprint(plan.request));
+          if (again) return this.redeliver(plan, again, caller);
+        } catch (keptAnswerRefused) {
+          refused = keptAnswerRefused;
+        }
       }
-      throw err;
+      // An x402 client reads why from the headers.
+      throw this.challenges.refusal(refused, CHAT_PATH, quote, '');
     } finally {
       caller.timing.payment('verify', performance.now() - verifying);
     }
@@ -216,24 +222,33 @@ export class ChatCompletions {
       cached: cache === 'hit',
     });
     const settling = performance.now();
-    if (payment.holdsContentUntilLanded) {
+    const stream = plan.request.stream === true;
+    // A stream's headers leave with its first content, once its payment was broadcast (and its PAYMENT-RESPONSE known).
+    if (stream || payment.holdsContentUntilLanded) {
       try {
         await generation.contentReleased();
       } catch (err) {
         // Not landed in time: this client gets the 402; the answer goes on and is kept for its resend.
         generation.originalLeft();
-        throw err;
+        throw this.challenges.refusal(err, CHAT_PATH, quote, payment.transactionSignature);
       }
     }
     const served = (body: ServedChat['body']): ServedChat => ({ model: candidate.model, fallback, cache, adjustments, body });
-    if (plan.request.stream === true) {
+    if (stream) {
+      const response = payment.broadcasted ? await payment.firstContentResponse() : null;
+      if (response) headers['PAYMENT-RESPONSE'] = response;
       return { kind: 'served', plan, served: served({ kind: 'stream', chunks: forClient(generation.listen(true), plan) }), headers, paymentStatus: 'verified' };
     }
     const end = await generation.ended;
     caller.timing.payment('settle', performance.now() - settling);
     if (caller.signal.aborted) generation.originalLeft();
     else generation.originalReceivedAll();
-    const completion = answerOf(end);
+    let completion: ChatCompletion;
+    try {
+      completion = answerOf(end);
+    } catch (err) {
+      throw this.challenges.refusal(err, CHAT_PATH, quote, payment.transactionSignature);
+    }
     if (end.kind === 'answer' && end.settlement.paymentResponse) headers['PAYMENT-RESPONSE'] = end.settlement.paymentResponse;
     return { kind: 'served', plan, served: served({ kind: 'json', completion }), headers, paymentStatus: end.kind === 'answer' ? end.settlement.status : null };
   }

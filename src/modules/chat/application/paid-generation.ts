@@ -13,7 +13,7 @@ export type GenerationEnd = { kind: 'answer'; completion: ChatCompletion; whole:
 /** How much of the answer reached the client that asked for it. */
 export type Received = 'all' | 'some' | 'none';
 
-/** Whether content may be handed out: at once, or only once a durable-nonce transfer has landed (`held`), which it did not in time (`unconfirmed`). */
+/** Whether content may be handed out: not before its payment was broadcast, nor before a durable-nonce transfer has landed (`held`), which it did not in time (`unconfirmed`). */
 type Release = 'open' | 'held' | 'unconfirmed';
 
 export interface GenerationOptions {
@@ -56,7 +56,7 @@ export class PaidGeneration {
     source: AsyncIterable<ChatCompletionChunk>,
     private readonly options: GenerationOptions,
   ) {
-    this.release = options.payment.holdsContentUntilLanded ? 'held' : 'open';
+    this.release = 'held';
     this.ended = this.pump(source);
   }
 
@@ -89,9 +89,10 @@ export class PaidGeneration {
   }
 
   /**
-   * Resolves once content may reach a client, or once there will be none (the generation failed,
-   * or its payment landed with an error: the listeners say which); rejects with 402
-   * `payment.unconfirmed` when a durable-nonce transfer did not land within the confirmation window.
+   * Resolves once content may reach a client (its payment broadcast, a durable-nonce transfer
+   * landed), or once there will be none (the generation failed, or its payment landed with an
+   * error: the listeners say which); rejects with 402 `payment.unconfirmed` when a durable-nonce
+   * transfer did not land within the confirmation window.
    */
   async contentReleased(): Promise<void> {
     for (;;) {
@@ -185,6 +186,7 @@ export class PaidGeneration {
     if (upstream.signal.aborted) throw upstream.signal.reason;
     this.options.onBroadcast();
     await payment.broadcast(this.options.modelId);
+    if (!payment.holdsContentUntilLanded) this.release = 'open';
     payment.settled().then(
       (settlement) => this.landed(settlement),
       () => this.landed({ status: 'pending', paymentResponse: null }),

@@ -141,6 +141,10 @@ export class AcceptedDeposit implements PaidPayment {
     });
   }
 
+  async firstContentResponse(): Promise<string | null> {
+    return (await this.settled()).paymentResponse;
+  }
+
   /** Landed before serving. */
   watchLanding(): Promise<Settlement['status']> {
     return Promise.resolve('settled');

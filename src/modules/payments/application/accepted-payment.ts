@@ -150,6 +150,12 @@ export class AcceptedPayment implements PaidPayment {
     return this.settlement;
   }
 
+  async firstContentResponse(): Promise<string | null> {
+    if (this.holdsContentUntilLanded) return (await this.settled()).paymentResponse;
+    if (this.sentSignature === null) return null;
+    return encodePaymentResponseHeader({ success: true, transaction: this.sentSignature, network: this.deps.network, payer: this.transfer.payer, extra: { confirmed: false } });
+  }
+
   /** Records what the payer received, once the request has ended. */
   async recordDelivery(delivery: Delivery): Promise<void> {
     const { receipts } = this.deps;

@@ -28,6 +28,12 @@ export interface PaidPayment {
   /** The answer's first content is going out. */
   broadcast(servedModel: string | null): Promise<void>;
   settled(): Promise<Settlement>;
+  /**
+   * The `PAYMENT-RESPONSE` a stream's headers carry, sent at its first content: an `exact` transfer
+   * broadcast and not confirmed yet (`extra.confirmed: false`), a durable-nonce one once landed, an
+   * escrow deposit (landed before serving).
+   */
+  firstContentResponse(): Promise<string | null>;
   /** After the confirmation window, while `signal` lives: keeps looking for the transfer's landing (`pending` when stopped first). */
   watchLanding(signal: AbortSignal, timeoutMs: number): Promise<Settlement['status']>;
   recordDelivery(delivery: Delivery): Promise<void>;

@@ -85,6 +85,15 @@ export class PrepaidPayments {
    * finishes its receipt), as chat does: the payer never carries a slow chain's risk.
    */
   async settle(header: string, attempt: CountedAttempt, request: PrepaidRequest, serviceId: string, schemes: 'exact' | 'exact-or-escrow' = 'exact'): Promise<Prepaid> {
+    try {
+      return await this.settleOrRefuse(header, attempt, request, serviceId, schemes);
+    } catch (err) {
+      // An x402 client reads why from the headers (A2A answers in its body, so they go unread there).
+      throw this.challenges.refusal(err, request.path, request.cost, '');
+    }
+  }
+
+  private async settleOrRefuse(header: string, attempt: CountedAttempt, request: PrepaidRequest, serviceId: string, schemes: 'exact' | 'exact-or-escrow'): Promise<Prepaid> {
     const verifying = performance.now();
     let payment: PaidPayment;
     try {
@@ -116,7 +125,12 @@ export class PrepaidPayments {
     request.timing.payment('settle', performance.now() - settling);
     if (settlement.status === 'failed') {
       const reverted = paymentErrors.reverted();
-      throw payment.receiptPath ? new GatewayError(reverted.code, reverted.message, { 'X-Gw-Receipt': payment.receiptPath }) : reverted;
+      throw this.challenges.refusal(
+        payment.receiptPath ? new GatewayError(reverted.code, reverted.message, { 'X-Gw-Receipt': payment.receiptPath }) : reverted,
+        request.path,
+        request.cost,
+        payment.transactionSignature,
+      );
     }
     return { payment, settlement, serviceId };
   }
