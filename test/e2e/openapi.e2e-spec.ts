@@ -163,10 +163,10 @@ describe('GET /openapi.json: the API description, generated from the code (spec 
     expect(conformanceProblems(document, exchange({ headers: { 'content-type': 'text/html' } }))).toEqual([expect.stringContaining('content type text/html not documented')]);
     expect(conformanceProblems(document, exchange({ path: '/v1/undocumented' }))).toEqual([expect.stringContaining('not in the document')]);
     // What matches no route is the edge's error, in the envelope.
-    const unknown = { error: { type: 'not_found', message: 'route not found: GET /v1/undocumented', code: 'route.not_found' } };
+    const unknown = { error: { type: 'not_found', message: 'route not found: GET /v1/undocumented', code: 'route.not_found', param: null } };
     expect(conformanceProblems(document, exchange({ path: '/v1/undocumented', status: 404, body: Buffer.from(JSON.stringify(unknown)) }))).toEqual([]);
     expect(conformanceProblems(document, exchange({ path: '/v1/undocumented', status: 404, body: Buffer.from('{"oops":1}') }))).toEqual([expect.stringContaining('body off its schema')]);
-    const error = { error: { type: 'not_found', message: 'receipt not found', code: 'receipt.not_found' } };
+    const error = { error: { type: 'not_found', message: 'receipt not found', code: 'receipt.not_found', param: null } };
     expect(conformanceProblems(document, exchange({ path: '/v1/receipts/abc', status: 404, body: Buffer.from(JSON.stringify(error)) }))).toEqual([]);
     expect(conformanceProblems(document, exchange({ path: '/v1/receipts/abc', status: 404, body: Buffer.from(JSON.stringify({ error: { ...error.error, code: 'no.such_code' } })) }))).toEqual([
       expect.stringContaining('body off its schema'),

@@ -57,7 +57,7 @@ describe('payment bounds on the local chain', () => {
       const calls = suite.providerRequests();
 
       const sponsored = await pay(gateway, payer, { layout: 'sponsored', instructions: costly });
-      expect(await refusal(sponsored)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED), code: 'payment.fee_not_sponsored' });
+      expect(await refusal(sponsored)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED), code: 'payment.fee_not_sponsored', param: null });
       expect(suite.providerRequests()).toBe(calls);
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
 
@@ -75,10 +75,10 @@ describe('payment bounds on the local chain', () => {
       expect((await pay(gateway, first, { layout: 'sponsored' })).status).toBe(200);
       expect((await pay(gateway, first, { layout: 'sponsored' })).status).toBe(200);
       const overWallet = await refusal(await pay(gateway, first, { layout: 'sponsored' }));
-      expect(overWallet).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
+      expect(overWallet).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/), code: 'payment.fee_not_sponsored', param: null });
       // Another wallet from the same client address meets the client's bound.
       const overClient = await refusal(await pay(gateway, second, { layout: 'sponsored' }));
-      expect(overClient).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this client has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
+      expect(overClient).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this client has used its sponsored fees/), code: 'payment.fee_not_sponsored', param: null });
       // Paying the fee itself is always accepted.
       expect((await pay(gateway, first, { layout: 'client-paid' })).status).toBe(200);
 
@@ -104,7 +104,7 @@ describe('payment bounds on the local chain', () => {
         `gw_fee_payer_balance_lamports{fee_payer="${world().feePayer.publicKey.toBase58()}"} ${world().localnet.solBalance(world().feePayer.publicKey)}`,
       ]);
       const overGlobal = await refusal(await pay(gateway, payer, { layout: 'sponsored' }));
-      expect(overGlobal).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/), code: 'payment.fee_not_sponsored' });
+      expect(overGlobal).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/), code: 'payment.fee_not_sponsored', param: null });
       expect((await pay(gateway, payer, { layout: 'client-paid' })).status).toBe(200);
       // Two sponsored fees paid by the fee payer, no more.
       expect(changeSince(world(), payer, before).feePayerLamports).toBe(BigInt(-2 * SPONSORED_FEE));
@@ -146,6 +146,7 @@ describe('payment bounds on the local chain', () => {
         type: 'invalid_payment',
         message: expect.stringMatching(/this wallet has used its sponsored fees/),
         code: 'payment.fee_not_sponsored',
+        param: null,
       });
     });
 
@@ -158,6 +159,7 @@ describe('payment bounds on the local chain', () => {
         type: 'invalid_payment',
         message: expect.stringMatching(NOT_SPONSORED),
         code: 'payment.fee_not_sponsored',
+        param: null,
       });
       expect((await pay(gateway, payer, { layout: 'client-paid' })).status).toBe(200);
     });
@@ -183,6 +185,7 @@ describe('payment bounds on the local chain', () => {
         type: 'invalid_payment',
         message: expect.stringMatching(/^payment transaction blockhash expires in 1\d s, less than the 20 s a payment needs; sign a new payment/),
         code: 'payment.blockhash_short_lived',
+        param: null,
       });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
 
@@ -207,6 +210,7 @@ describe('payment bounds on the local chain', () => {
         type: 'invalid_payment',
         message: expect.stringMatching(/blockhash was about to expire before the answer began; nothing was charged/),
         code: 'payment.expired_before_answer',
+        param: null,
       });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
     });
@@ -230,7 +234,7 @@ describe('payment bounds on the local chain', () => {
       const gateway = await suite.start({});
       const { statuses, moved, amount, refusals } = await race([gateway], 4);
       expect(statuses).toEqual([200, 200, 200, 429]);
-      expect(refusals).toEqual([{ retryAfter: '1', error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.payment_in_flight' } }]);
+      expect(refusals).toEqual([{ retryAfter: '1', error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.payment_in_flight', param: null } }]);
       expect(moved).toBe(3n * amount);
     });
 
@@ -267,6 +271,7 @@ describe('payment bounds on the local chain', () => {
           type: 'invalid_payment',
           message: expect.stringMatching(/sponsored all the fees it will this hour/),
           code: 'payment.fee_not_sponsored',
+          param: null,
         });
         await until(async () => (await advertisedFeePayer(first)) === undefined, 5_000, 'the first instance sees the bound reached');
       });

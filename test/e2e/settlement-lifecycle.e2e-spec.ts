@@ -289,7 +289,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
         expect(JSON.parse(data[data.length - 1])).toEqual({ error: expect.objectContaining({ type: expect.any(String), message: expect.any(String) }) });
       } else {
         expect(res.status).toBe(500);
-        expect(JSON.parse(raw)).toEqual({ error: { type: 'settlement_failed', message: expect.any(String), code: 'payment.settlement_failed' } });
+        expect(JSON.parse(raw)).toEqual({ error: { type: 'settlement_failed', message: expect.any(String), code: 'payment.settlement_failed', param: null } });
       }
 
       // The upstream was stopped, not read to the end (20 words at 100 ms would take over 2 s).
