@@ -73,6 +73,9 @@ describe('the open edge: request bodies', () => {
     expect((await headOnly('/v1/models', json(2), 'GET')).body).toEqual({
       error: { type: 'payload_too_large', message: 'GET /v1/models takes no request body', code: 'request.body_too_large', param: null },
     });
+    // A model's own route, in either form, is known to the edge and takes no body either.
+    for (const model of ['openai%2Fgpt-4o', 'openai/gpt-4o']) expect((await headOnly(`/v1/models/${model}`, json(2), 'GET')).status).toBe(413);
+    expect((await headOnly('/v1/models/a/b/c', json(2), 'GET')).status).toBe(404);
     // A DELETE of an enterprise controller, whose POST and PUT routes take 64 KiB, takes none.
     const revoke = '/v1/orgs/00000000-0000-4000-8000-000000000000/api-keys/00000000-0000-4000-8000-000000000001';
     expect((await headOnly(revoke, json(2), 'DELETE')).body).toEqual({
