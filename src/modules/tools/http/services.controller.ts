@@ -9,6 +9,7 @@ import type { PaidRequestParts } from '../../payments/http/paid-call';
 import { PaidInput, PaidRoute, PaidServing } from '../../payments/http/paid-route.decorator';
 import type { PinnedTarget } from '../ports/service-caller';
 import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
+import { ServiceOffers } from '../application/service-offers';
 import { ServiceProxy } from '../application/service-proxy';
 import { ServiceRegistry } from '../application/service-registry';
 import { SERVICE_ID } from '../domain/service-entry';
@@ -39,6 +40,7 @@ export class ServicesController {
   constructor(
     private readonly registry: ServiceRegistry,
     private readonly proxy: ServiceProxy,
+    private readonly offers: ServiceOffers,
   ) {}
 
   @Get()
@@ -50,7 +52,7 @@ export class ServicesController {
   async list(@Query('category') category: unknown, @Query('internal') internal: unknown) {
     if (category !== undefined && (typeof category !== 'string' || category.length > 64)) throw fieldError('request.invalid_query', 'category', 'category must be one string of at most 64 characters');
     if (internal !== undefined && internal !== 'true' && internal !== 'false') throw fieldError('request.invalid_query', 'internal', 'internal must be true or false');
-    const data = (await this.registry.list({ category, internal: internal === undefined ? undefined : internal === 'true' })).map(serviceView);
+    const data = (await this.registry.list({ category, internal: internal === undefined ? undefined : internal === 'true' })).map((entry) => serviceView(entry, this.offers.available(entry)));
     return { object: 'list', data, total: data.length };
   }
 
@@ -75,7 +77,7 @@ export class ServicesController {
       pricing: body.pricing ?? pricingLabel(priceAtomic),
       priceAtomic,
     });
-    return serviceView(entry);
+    return serviceView(entry, this.offers.available(entry));
   }
 
   @Post(':id/proxy')
