@@ -147,6 +147,26 @@ describe('GET /openapi.json: the API description, generated from the code (spec 
     ).toBe(true);
   });
 
+  it("says what OpenAI's clients rely on: null as unset in the chat body, refusal and logprobs in every answer, param in every error, a model's own route", () => {
+    const fits = (schema: object, value: unknown): boolean => validatorFor(document, schema)(value) as boolean;
+    const chat = Object.fromEntries(operations(document))['POST /v1/chat/completions'];
+    const body = chat.requestBody?.content['application/json'].schema as object;
+    const tool = { type: 'function', function: { name: 'f', description: null, parameters: null, strict: null } };
+    expect(fits(body, { model: 'auto', messages: [{ role: 'user', content: 'hi', name: null, tool_calls: null, tool_call_id: null }], tools: [tool], temperature: null, stop: null, n: null })).toBe(
+      true,
+    );
+    const answer = chat.responses['200'].content?.['application/json'].schema as object;
+    const choice = { index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, logprobs: null, finish_reason: 'stop' };
+    const completion = (over: object) => ({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ ...choice, ...over }] });
+    expect(fits(answer, completion({}))).toBe(true);
+    expect(fits(answer, completion({ logprobs: undefined }))).toBe(false);
+    expect(fits(answer, completion({ message: { role: 'assistant', content: 'hi' } }))).toBe(false);
+    expect(document.components?.schemas?.Error).toMatchObject({ properties: { error: { required: ['type', 'message', 'code', 'param'] } } });
+    for (const route of ['GET /v1/models/{model}', 'GET /v1/models/{provider}/{model}']) {
+      expect(Object.keys(Object.fromEntries(operations(document))[route].responses)).toEqual(expect.arrayContaining(['200', '404']));
+    }
+  });
+
   it('the conformance check that every e2e suite runs on its responses catches drift', () => {
     const exchange = (over: Partial<Exchange>): Exchange => ({
       method: 'GET',
