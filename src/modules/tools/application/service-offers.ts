@@ -34,7 +34,7 @@ export class ServiceOffers extends PaidServices {
    * takes its own x402, or that is priced for the proxy.
    */
   available(entry: ServiceEntry): boolean {
-    if (entry.internal) return toolRefusal(entry.id, entry, this.search.configured) === null;
+    if (entry.internal) return 'price' in toolTerms(entry.id, entry, this.search.configured);
     return entry.x402Enabled || isPriced(entry);
   }
 
@@ -65,10 +65,9 @@ export class ServiceOffers extends PaidServices {
   }
 
   private toolPrice(id: string): bigint {
-    const entry = this.registry.internal(id);
-    const refusal = toolRefusal(id, entry, this.search.configured);
-    if (refusal !== null) throw new GatewayError('tools.not_configured', refusal);
-    return (entry as ServiceEntry & { priceAtomic: bigint }).priceAtomic;
+    const terms = toolTerms(id, this.registry.internal(id), this.search.configured);
+    if ('off' in terms) throw new GatewayError('tools.not_configured', terms.off);
+    return terms.price;
   }
 }
 
@@ -77,9 +76,9 @@ function isPriced(entry: ServiceEntry): entry is ServiceEntry & { priceAtomic: b
   return entry.priceAtomic !== null && entry.priceAtomic !== 0n;
 }
 
-/** Why the tool `id` is off (its registry entry missing or unpriced, or search without its key), or null when it is on. */
-function toolRefusal(id: string, entry: ServiceEntry | null, searchConfigured: boolean): string | null {
-  if (!entry || !isPriced(entry)) return `the ${id} tool is not configured (no priced registry entry)`;
-  if (id === WEB_SEARCH_SERVICE && !searchConfigured) return 'the web-search tool is not configured (no search API key)';
-  return null;
+/** The tool `id`'s price while it is on, or why it is off (its registry entry missing or unpriced, or search without its key). */
+function toolTerms(id: string, entry: ServiceEntry | null, searchConfigured: boolean): { price: bigint } | { off: string } {
+  if (!entry || !isPriced(entry)) return { off: `the ${id} tool is not configured (no priced registry entry)` };
+  if (id === WEB_SEARCH_SERVICE && !searchConfigured) return { off: 'the web-search tool is not configured (no search API key)' };
+  return { price: entry.priceAtomic };
 }
