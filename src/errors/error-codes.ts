@@ -61,7 +61,7 @@ export const ERROR_CODES = {
   'rate_limit.payment_in_flight': { type: 'rate_limit_exceeded', meaning: 'payments in flight from this token account already commit its balance; retry once one settles' },
   'budget.payer_budgeted': { type: 'forbidden', meaning: 'a payer wallet under a budget paid on a surface that does not carry budgets (the paid tools, A2A); nothing was moved' },
   'budget.exceeded': { type: 'bad_request', meaning: 'a window of a budget of the payer wallet, or of a team it is in, has too little left for this payment; nothing was charged' },
-  'chat.model_not_found': { type: 'model_not_found', meaning: 'no model, alias or profile has this name' },
+  'chat.model_not_found': { type: 'model_not_found', meaning: 'no model, alias or profile has this name; on `GET /v1/models/{model}`, no model or alias (a profile is no model)' },
   'chat.too_many_messages': { type: 'bad_request', meaning: 'the request has more than 256 messages' },
   'chat.blank_conversation': { type: 'bad_request', meaning: 'no message carries text, an image, a tool call or a tool result' },
   'chat.invalid_tool_message': { type: 'bad_request', meaning: 'tool_calls on a message that is not the assistant, or a tool message without tool_call_id' },

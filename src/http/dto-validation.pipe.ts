@@ -1,5 +1,5 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
-import { GatewayError } from '../errors/gateway-error';
+import { fieldError, GatewayError } from '../errors/gateway-error';
 import { MAX_BODY_NESTING } from './json-depth-scanner';
 
 /** More keys than this in one object is not a REST body: class-transformer's key handling is quadratic in them. */
@@ -12,7 +12,8 @@ const MAX_QUOTED_NAME = 100;
 /**
  * Request bodies of the REST routes, as class-validator DTOs (the chat body keeps its Ajv schema:
  * docs/decisions.md, "Request bodies"). Unknown fields are refused, values are converted to the
- * DTO's class, and the first problem is the 400 in the spec's envelope, naming its field. Before
+ * DTO's class, and the first problem is the 400 in the spec's envelope, naming its field (also in
+ * `param`). Before
  * any of that, the body's shape is bounded and names that Object.prototype also has are refused:
  * class-validator would take them for declared properties and drop them silently.
  */
@@ -30,7 +31,7 @@ export function dtoValidationPipe(): ValidationPipe {
     transform: true,
     stopAtFirstError: true,
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new GatewayError('request.invalid_body', firstProblem(errors)),
+    exceptionFactory: (errors) => firstProblem(errors),
   });
 }
 
@@ -60,15 +61,16 @@ function checkShape(body: unknown): void {
   }
 }
 
-/** `members[0].role must be one of ...`: the deepest first constraint, with its path. */
-function firstProblem(errors: readonly ValidationError[], path = ''): string {
+/** `members[0].role must be one of ...`: the deepest first constraint, with its path (the `param`). */
+function firstProblem(errors: readonly ValidationError[], path = ''): GatewayError {
   const [error] = errors;
-  if (!error) return 'invalid request body';
+  if (!error) return new GatewayError('request.invalid_body', 'invalid request body');
   const name = quoted(error.property);
   const field = path === '' ? name : /^\d+$/.test(error.property) ? `${path}[${name}]` : `${path}.${name}`;
   const constraint = error.constraints && Object.values(error.constraints)[0];
-  if (constraint) return constraint.startsWith(error.property) ? `${field}${constraint.slice(error.property.length)}` : `${field}: ${constraint.split(error.property).join(name)}`;
-  return firstProblem(error.children ?? [], field);
+  if (!constraint) return firstProblem(error.children ?? [], field);
+  const message = constraint.startsWith(error.property) ? `${field}${constraint.slice(error.property.length)}` : `${field}: ${constraint.split(error.property).join(name)}`;
+  return fieldError('request.invalid_body', field, message);
 }
 
 function quoted(name: string): string {

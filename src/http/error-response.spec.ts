@@ -1,5 +1,5 @@
 import { BadRequestException, ForbiddenException, HttpException, InternalServerErrorException, NotFoundException, PayloadTooLargeException, ServiceUnavailableException } from '@nestjs/common';
-import { GatewayError } from '../errors/gateway-error';
+import { fieldError, GatewayError } from '../errors/gateway-error';
 import { asGatewayError, ERROR_STATUS, errorBody } from './error-response';
 
 describe('asGatewayError', () => {
@@ -31,8 +31,15 @@ describe('asGatewayError', () => {
     expect(asGatewayError('a string', 'GET', '/x')).toBeNull();
   });
 
-  it('writes the envelope with the code beside the type and the message', () => {
-    expect(errorBody(new GatewayError('payment.replayed', 'used'))).toEqual({ error: { type: 'invalid_payment', message: 'used', code: 'payment.replayed' } });
+  it('writes the envelope with the code and the param beside the type and the message', () => {
+    expect(errorBody(new GatewayError('payment.replayed', 'used'))).toEqual({ error: { type: 'invalid_payment', message: 'used', code: 'payment.replayed', param: null } });
+    expect(errorBody(fieldError('request.invalid_query', 'days', 'days must be a whole number'))).toEqual({
+      error: { type: 'bad_request', message: 'days must be a whole number', code: 'request.invalid_query', param: 'days' },
+    });
+  });
+
+  it("writes the tools' static 502 bodies as the spec fixes them, without param", () => {
+    expect(errorBody(new GatewayError('tools.search_provider_error', 'tavily said 500'))).toEqual({ error: 'search provider error' });
   });
 
   it('has a status for every error type, and the spec statuses for its types', () => {

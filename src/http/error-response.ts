@@ -66,13 +66,14 @@ function httpExceptionMessage(exception: HttpException): string {
 }
 
 /**
- * The envelope of spec 2.12 with `code` beside `type` and `message`, as OpenAI's envelope has one
- * (docs/decisions.md, "Stable error codes").
+ * The envelope of spec 2.12 with `code` and `param` beside `type` and `message`, as OpenAI's
+ * envelope has them (docs/decisions.md, "Stable error codes"): `param` names the request field at
+ * fault, or is null.
  */
-export function errorBody(error: GatewayError): { error: { type: ErrorType; message: string; code: ErrorCode } } | { error: string } {
+export function errorBody(error: GatewayError): { error: { type: ErrorType; message: string; code: ErrorCode; param: string | null } } | { error: string } {
   const entry = ERROR_CODES[error.code];
   if ('staticBody' in entry) return { error: entry.staticBody };
-  return { error: { type: error.type, message: error.message, code: error.code } };
+  return { error: { type: error.type, message: error.message, code: error.code, param: error.param } };
 }
 
 /** `receiptPath`: the receipt of a payment the request had accepted, named on whatever error ends it (a 408, a 503), so the payer can see what became of it. */

@@ -4,7 +4,7 @@ import { parse as parseContentType } from 'content-type';
 import type { NextFunction, Request, Response } from 'express';
 import typeis from 'type-is';
 import { GatewayConfig } from '../config/gateway-config';
-import { GatewayError } from '../errors/gateway-error';
+import { fieldError, GatewayError } from '../errors/gateway-error';
 import { RouteTable } from './body-limits';
 import { routeNotFound } from './error-response';
 import { HttpMetrics } from './http-metrics';
@@ -115,7 +115,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
         reserved = received;
       }
       const tooDeep = scanner.feed(chunk);
-      if (tooDeep !== null) return finish(new GatewayError('request.nesting_too_deep', `${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_BODY_NESTING} levels`));
+      if (tooDeep !== null) return finish(fieldError('request.nesting_too_deep', tooDeep, `${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_BODY_NESTING} levels`));
       chunks.push(chunk);
     };
     const onEnd = (): void => finish(null);

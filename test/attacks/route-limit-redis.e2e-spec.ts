@@ -35,7 +35,7 @@ describeWithRedis('the receipts limit with Redis, then without', () => {
     expect(all.filter((s) => s !== 429)).toHaveLength(20);
     const refused = await fetch(`${gateway.url}/v1/receipts/x`);
     expect(refused.status).toBe(429);
-    expect(await refused.json()).toEqual({ error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded' } });
+    expect(await refused.json()).toEqual({ error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded', param: null } });
     expect(refused.headers.get('retry-after')).toBe(refused.headers.get('x-ratelimit-reset'));
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
   });

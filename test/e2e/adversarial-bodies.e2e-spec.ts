@@ -12,7 +12,7 @@ import { postFrom } from '../support/loopback-client';
  */
 
 const MiB = 1024 * 1024;
-const BLOCKED = { error: { type: 'bad_request', message: 'Request blocked by content policy', code: 'chat.content_blocked' } };
+const BLOCKED = { error: { type: 'bad_request', message: 'Request blocked by content policy', code: 'chat.content_blocked', param: null } };
 
 /**
  * How much longer than with an ordinary megabyte /health may wait behind an adversarial one: text
@@ -20,7 +20,7 @@ const BLOCKED = { error: { type: 'bad_request', message: 'Request blocked by con
  * a letter of a word), but linearly; a super-linear scan takes hundreds of times longer.
  */
 const ORDINARY_MULTIPLE = 8;
-const TOO_MANY = { error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded' } };
+const TOO_MANY = { error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded', param: null } };
 
 /** A paid-profile chat body of just under `bytes` whose one user message is `unit` repeated (plus `tail`). */
 function chatBodyOfSize(unit: string, bytes: number, tail = ''): string {
@@ -156,7 +156,8 @@ describe('adversarial bodies on the unpaid path', () => {
     afterAll(() => gateway.close());
 
     it('a tool schema nested 5,000 deep is a 400 bad_request naming the field', async () => {
-      const tooDeep = 'tools[0].function.parameters... is nested too deeply: objects and arrays may nest at most 64 levels';
+      const param = 'tools[0].function.parameters...';
+      const tooDeep = `${param} is nested too deeply: objects and arrays may nest at most 64 levels`;
       // 5,000 levels is past what JSON.stringify, and so the openai client, can write: sent as text.
       const parameters = '{"type":"object","properties":{"a":'.repeat(2_500) + '{"type":"string"}' + '}}'.repeat(2_500);
       const res = await fetch(`${gateway.url}/v1/chat/completions`, {
@@ -164,7 +165,7 @@ describe('adversarial bodies on the unpaid path', () => {
         headers: { 'content-type': 'application/json' },
         body: `{"model":"auto","messages":[{"role":"user","content":"Look it up."}],"tools":[{"type":"function","function":{"name":"lookup","parameters":${parameters}}}]}`,
       });
-      expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: { type: 'bad_request', message: tooDeep, code: 'request.nesting_too_deep' } } });
+      expect({ status: res.status, body: await res.json() }).toEqual({ status: 400, body: { error: { type: 'bad_request', message: tooDeep, code: 'request.nesting_too_deep', param } } });
 
       // The deepest the openai client can send (4,000 levels) reaches it as a BadRequestError with the gateway's message.
       let schema: Record<string, unknown> = { type: 'string' };
@@ -183,12 +184,26 @@ describe('adversarial bodies on the unpaid path', () => {
       const format = await post(`{"model":"auto","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":${deep('[', '', ']')}}}`);
       expect({ status: format.status, body: await format.json() }).toEqual({
         status: 400,
-        body: { error: { type: 'bad_request', message: 'response_format.json_schema[0][0]... is nested too deeply: objects and arrays may nest at most 64 levels', code: 'request.nesting_too_deep' } },
+        body: {
+          error: {
+            type: 'bad_request',
+            message: 'response_format.json_schema[0][0]... is nested too deeply: objects and arrays may nest at most 64 levels',
+            code: 'request.nesting_too_deep',
+            param: 'response_format.json_schema[0][0]...',
+          },
+        },
       });
       const content = await post(`{"model":"auto","messages":[{"role":"user","content":[{"type":"text","text":"hi","extra":${deep('{"a":', '1', '}')}}]}]}`);
       expect({ status: content.status, body: await content.json() }).toEqual({
         status: 400,
-        body: { error: { type: 'bad_request', message: 'messages[0].content[0]... is nested too deeply: objects and arrays may nest at most 64 levels', code: 'request.nesting_too_deep' } },
+        body: {
+          error: {
+            type: 'bad_request',
+            message: 'messages[0].content[0]... is nested too deeply: objects and arrays may nest at most 64 levels',
+            code: 'request.nesting_too_deep',
+            param: 'messages[0].content[0]...',
+          },
+        },
       });
       expect((await fetch(`${gateway.url}/health`)).status).toBeLessThan(500);
     });

@@ -6,6 +6,8 @@ import type { RunningGateway } from '../../src/gateway';
 import { startTestGateway, TEST_RECIPIENT_WALLET } from '../support/gateway-harness';
 
 const CHAT = '/v1/chat/completions';
+/** The repository catalog's version date (2026-11-23), in Unix seconds: every model's `created`. */
+const CATALOG_RELEASED = Date.UTC(2026, 10, 23) / 1000;
 /** The worked example's exact offer (src/modules/billing/domain/chat-cost.spec.ts): the fields the 402 body and header spell alike. */
 const WORKED_EXAMPLE_OFFER = { scheme: 'exact', network: SOLANA_MAINNET_NETWORK, amount: '21505', asset: SOLANA_MAINNET_USDC_MINT };
 
@@ -32,14 +34,17 @@ describe('catalog, routing and the 402 quote', () => {
     expect(body.data.length).toBeGreaterThanOrEqual(20);
     expect(new Set(body.data.map((m) => m.provider))).toEqual(new Set(['openai', 'anthropic', 'google', 'xai', 'deepseek', 'nvidia']));
     for (const model of body.data) {
-      expect(Object.keys(model).sort()).toEqual(['capabilities', 'context_window', 'display_name', 'id', 'object', 'pricing', 'provider']);
+      expect(Object.keys(model).sort()).toEqual(['capabilities', 'context_window', 'created', 'display_name', 'id', 'object', 'owned_by', 'pricing', 'provider']);
       expect(model.object).toBe('model');
+      expect(model.owned_by).toBe(model.provider);
       expect(Object.keys(model.capabilities as object).sort()).toEqual(['reasoning', 'streaming', 'tools', 'vision']);
       expect(model.pricing).toMatchObject({ currency: 'USDC', fee_percent: 5 });
     }
     expect(body.data.find((m) => m.id === 'google/gemini-2.5-flash')).toEqual({
       id: 'google/gemini-2.5-flash',
       object: 'model',
+      created: CATALOG_RELEASED,
+      owned_by: 'google',
       provider: 'google',
       display_name: 'Gemini 2.5 Flash',
       context_window: 1_000_000,
@@ -47,6 +52,42 @@ describe('catalog, routing and the 402 quote', () => {
       pricing: { input_per_million: 0.3, output_per_million: 2.5, currency: 'USDC', fee_percent: 5 },
     });
     expect(body.data.filter((m) => (m.pricing as { input_per_million: number }).input_per_million === 0).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('GET /v1/models/{model} answers an id, written with %2F or a raw slash, and an alias with its resolved entry', async () => {
+    const listed = ((await (await fetch(`${gateway.url}/v1/models`)).json()) as { data: Array<{ id: string }> }).data;
+    const entry = listed.find((model) => model.id === 'anthropic/claude-opus-4');
+    for (const path of ['anthropic%2Fclaude-opus-4', 'anthropic/claude-opus-4', 'opus']) {
+      const res = await fetch(`${gateway.url}/v1/models/${path}`);
+      expect({ path, status: res.status, body: await res.json() }).toEqual({ path, status: 200, body: entry });
+    }
+  });
+
+  it('GET /v1/models/{model} is 404 model_not_found for a profile and anything else the catalog does not list as a model', async () => {
+    for (const [path, name] of [
+      ['auto', 'auto'],
+      ['oss', 'oss'],
+      ['openai%2Fgpt-none', 'openai/gpt-none'],
+      ['openai/gpt-none', 'openai/gpt-none'],
+      ['OPUS', 'OPUS'],
+    ]) {
+      const res = await fetch(`${gateway.url}/v1/models/${path}`);
+      expect({ path, status: res.status, body: await res.json() }).toEqual({
+        path,
+        status: 404,
+        body: { error: { type: 'model_not_found', message: `model not found: ${name}`, code: 'chat.model_not_found', param: null } },
+      });
+    }
+  });
+
+  it('GET /v1/models/{model} is exempt from rate limiting, like the list', async () => {
+    const limited = await startTestGateway({ GW_RATE_LIMIT_MAX: '1', GW_FREE_TIER_RATE_LIMIT: '1' });
+    try {
+      const statuses = await Promise.all(Array.from({ length: 30 }, (_, i) => fetch(`${limited.url}/v1/models/${i % 2 ? 'gpt' : 'openai/gpt-4o'}`).then((res) => res.status)));
+      expect(new Set(statuses)).toEqual(new Set([200]));
+    } finally {
+      await limited.close();
+    }
   });
 
   it('GET /pricing gives rates before and after the fee, an example cost, and flags free models', async () => {
@@ -157,37 +198,67 @@ describe('catalog, routing and the 402 quote', () => {
   const message = [{ role: 'user', content: 'hi' }];
   const many = (n: number): unknown[] => Array.from({ length: n }, () => ({ role: 'user', content: 'x' }));
   it.each([
-    [{ messages: message }, 400, 'bad_request', 'model is required', 'request.invalid_body'],
-    [{ model: 'auto' }, 400, 'bad_request', 'messages is required', 'request.invalid_body'],
-    [{ model: 'auto', messages: [] }, 400, 'bad_request', 'messages must NOT have fewer than 1 items', 'request.invalid_body'],
-    [{ model: 'auto', messages: many(257) }, 400, 'bad_request', 'too many messages: 257 exceeds maximum of 256', 'chat.too_many_messages'],
-    [{ model: 'auto', messages: [{ role: 'robot', content: 'x' }] }, 400, 'bad_request', 'messages[0].role must be one of: system, user, assistant, tool, developer', 'request.invalid_body'],
-    [{ model: 'auto', messages: [{ role: 'user', content: 42 }] }, 400, 'bad_request', 'messages[0].content must be string or array or null', 'request.invalid_body'],
-    [{ model: 'auto', messages: [{ role: 'user', content: [{ type: 'audio' }] }] }, 400, 'bad_request', 'messages[0].content[0].type must be one of: text, image_url', 'request.invalid_body'],
-    [{ model: 'auto', messages: [{ role: 'user', tool_calls: [] }] }, 400, 'bad_request', 'messages[0].tool_calls is allowed only on assistant messages', 'chat.invalid_tool_message'],
-    [{ model: 'auto', messages: [{ role: 'tool', content: 'x' }] }, 400, 'bad_request', 'messages[0].tool_call_id is required on tool messages', 'chat.invalid_tool_message'],
-    [{ model: 'auto', messages: message, temperature: 2.5 }, 400, 'bad_request', 'temperature must be <= 2', 'request.invalid_body'],
-    [{ model: 'auto', messages: message, temperature: -1 }, 400, 'bad_request', 'temperature must be >= 0', 'request.invalid_body'],
-    [{ model: 'auto', messages: message, top_p: 1.5 }, 400, 'bad_request', 'top_p must be <= 1', 'request.invalid_body'],
-    [{ model: 'auto', messages: message, max_tokens: 0 }, 400, 'bad_request', 'max_tokens must be >= 1', 'request.invalid_body'],
-    [{ model: 'auto', messages: message, max_tokens: 1.5 }, 400, 'bad_request', 'max_tokens must be integer', 'request.invalid_body'],
-    [{ model: 'auto', messages: message, n: 2 }, 400, 'bad_request', 'n must be 1: one quote buys one completion', 'request.invalid_body'],
-    [{ model: 'auto', messages: message, stream: 'yes' }, 400, 'bad_request', 'stream must be boolean', 'request.invalid_body'],
-    [{ model: 'auto', messages: message, tools: [{ type: 'function' }] }, 400, 'bad_request', 'tools[0].function is required', 'request.invalid_body'],
+    [{ messages: message }, 400, 'bad_request', 'model is required', 'request.invalid_body', 'model'],
+    [{ model: 'auto' }, 400, 'bad_request', 'messages is required', 'request.invalid_body', 'messages'],
+    [{ model: 'auto', messages: [] }, 400, 'bad_request', 'messages must NOT have fewer than 1 items', 'request.invalid_body', 'messages'],
+    [{ model: 'auto', messages: many(257) }, 400, 'bad_request', 'too many messages: 257 exceeds maximum of 256', 'chat.too_many_messages', 'messages'],
+    [
+      { model: 'auto', messages: [{ role: 'robot', content: 'x' }] },
+      400,
+      'bad_request',
+      'messages[0].role must be one of: system, user, assistant, tool, developer',
+      'request.invalid_body',
+      'messages[0].role',
+    ],
+    [{ model: 'auto', messages: [{ role: 'user', content: 42 }] }, 400, 'bad_request', 'messages[0].content must be string or array or null', 'request.invalid_body', 'messages[0].content'],
+    [
+      { model: 'auto', messages: [{ role: 'user', content: [{ type: 'audio' }] }] },
+      400,
+      'bad_request',
+      'messages[0].content[0].type must be one of: text, image_url',
+      'request.invalid_body',
+      'messages[0].content[0].type',
+    ],
+    [
+      { model: 'auto', messages: [{ role: 'user', tool_calls: [] }] },
+      400,
+      'bad_request',
+      'messages[0].tool_calls is allowed only on assistant messages',
+      'chat.invalid_tool_message',
+      'messages[0].tool_calls',
+    ],
+    [
+      { model: 'auto', messages: [{ role: 'tool', content: 'x' }] },
+      400,
+      'bad_request',
+      'messages[0].tool_call_id is required on tool messages',
+      'chat.invalid_tool_message',
+      'messages[0].tool_call_id',
+    ],
+    [{ model: 'auto', messages: message, temperature: 2.5 }, 400, 'bad_request', 'temperature must be <= 2', 'request.invalid_body', 'temperature'],
+    [{ model: 'auto', messages: message, temperature: -1 }, 400, 'bad_request', 'temperature must be >= 0', 'request.invalid_body', 'temperature'],
+    [{ model: 'auto', messages: message, top_p: 1.5 }, 400, 'bad_request', 'top_p must be <= 1', 'request.invalid_body', 'top_p'],
+    [{ model: 'auto', messages: message, max_tokens: 0 }, 400, 'bad_request', 'max_tokens must be >= 1', 'request.invalid_body', 'max_tokens'],
+    [{ model: 'auto', messages: message, max_tokens: 1.5 }, 400, 'bad_request', 'max_tokens must be integer or null', 'request.invalid_body', 'max_tokens'],
+    [{ model: 'auto', messages: message, n: 2 }, 400, 'bad_request', 'n must be 1: one quote buys one completion', 'request.invalid_body', 'n'],
+    [{ model: 'auto', messages: message, stream: 'yes' }, 400, 'bad_request', 'stream must be boolean or null', 'request.invalid_body', 'stream'],
+    [{ model: 'auto', messages: message, tools: [{ type: 'function' }] }, 400, 'bad_request', 'tools[0].function is required', 'request.invalid_body', 'tools[0].function'],
     [
       { model: 'auto', messages: message, tool_choice: 'sometimes' },
       400,
       'bad_request',
       'tool_choice must be "auto", "none", "required" or {"type": "function", "function": {"name": ...}}',
       'request.invalid_body',
+      'tool_choice',
     ],
-    [{ model: 'gpt-99', messages: message }, 404, 'model_not_found', 'model not found: gpt-99', 'chat.model_not_found'],
+    [{ model: 'gpt-99', messages: message }, 404, 'model_not_found', 'model not found: gpt-99', 'chat.model_not_found', null],
     [
       { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] }] },
       415,
       'unsupported_media_type',
       'model openai/gpt-4o-mini does not accept image input; see GET /v1/models for capabilities',
       'chat.vision_unsupported',
+      null,
     ],
     [
       { model: 'google/gemini-2.5-flash-lite', messages: message, tools: [{ type: 'function', function: { name: 'f' } }] },
@@ -195,10 +266,11 @@ describe('catalog, routing and the 402 quote', () => {
       'bad_request',
       'model google/gemini-2.5-flash-lite does not accept tools; see GET /v1/models for capabilities',
       'chat.tools_unsupported',
+      null,
     ],
-  ])('refuses invalid body #%# with its status, type and message, never a 402', async (body, status, type, messageText, code) => {
+  ])('refuses invalid body #%# with its status, type and message, never a 402', async (body, status, type, messageText, code, param) => {
     const res = await post(gateway, body);
-    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: { type, message: messageText, code } } });
+    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: { type, message: messageText, code, param } } });
     expect(res.headers.get('payment-required')).toBeNull();
   });
 

@@ -83,7 +83,7 @@ describe('what the client sees when upstreams fail', () => {
     const res = await chat(gateway, { model });
     expect(res.status).toBe(502);
     const body = (await res.json()) as { error: { type: string; message: string } };
-    expect(body).toEqual({ error: { type: 'provider_error', message: 'the upstream provider returned a response the gateway cannot use', code: 'upstream.unusable_response' } });
+    expect(body).toEqual({ error: { type: 'provider_error', message: 'the upstream provider returned a response the gateway cannot use', code: 'upstream.unusable_response', param: null } });
   });
 
   it('first candidate down, second fine: 200 with x-gw-fallback', async () => {
@@ -135,7 +135,9 @@ describe('what the client sees when upstreams fail', () => {
     try {
       const res = await chat(keyless, { model: 'nvidia/gpt-oss-120b' });
       expect(res.status).toBe(500);
-      expect(await res.json()).toEqual({ error: { type: 'internal_error', message: 'no provider key is configured for the models that can answer this request', code: 'upstream.no_provider_key' } });
+      expect(await res.json()).toEqual({
+        error: { type: 'internal_error', message: 'no provider key is configured for the models that can answer this request', code: 'upstream.no_provider_key', param: null },
+      });
     } finally {
       await keyless.close();
     }
@@ -229,7 +231,7 @@ describe('a started free stream: bounded by the stream cap, not by the request t
     upstreams.anthropic.setDefault(slowAnswer);
     const data = await sseData(await chat(gateway, { model, stream: true }));
     expect(data).not.toContain('[DONE]');
-    expect(JSON.parse(data[data.length - 1])).toEqual({ error: { type: 'request_timeout', message: 'the stream exceeded the 3 s limit', code: 'chat.stream_too_long' } });
+    expect(JSON.parse(data[data.length - 1])).toEqual({ error: { type: 'request_timeout', message: 'the stream exceeded the 3 s limit', code: 'chat.stream_too_long', param: null } });
     await upstreams.anthropic.ended(0);
   });
 });

@@ -5,7 +5,7 @@ import { emptyRedisDatabase, serviceAvailable } from '../support/services';
 import { startUpstreams, writeTestCatalog, type Upstreams } from '../support/upstreams';
 
 const FREE = { model: 'nvidia/gpt-oss-120b', messages: [{ role: 'user', content: 'hello' }] };
-const TOO_MANY = { error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded' } };
+const TOO_MANY = { error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded', param: null } };
 
 function send(gateway: RunningGateway, from: string, body: unknown = FREE, headers: Record<string, string> = {}): Promise<PlainResponse> {
   return postFrom(from, `${gateway.url}/v1/chat/completions`, body, headers);
@@ -96,7 +96,7 @@ describe('the free tier', () => {
     try {
       const blocked = await send(gateway, '127.0.0.7', attack);
       expect(blocked.status).toBe(400);
-      expect(blocked.body).toEqual({ error: { type: 'bad_request', message: 'Request blocked by content policy', code: 'chat.content_blocked' } });
+      expect(blocked.body).toEqual({ error: { type: 'bad_request', message: 'Request blocked by content policy', code: 'chat.content_blocked', param: null } });
       expect(upstreams.nvidia.requests).toHaveLength(0);
       // Over the limit, the limiter answers first: 429, not 400.
       expect((await send(gateway, '127.0.0.7', attack)).status).toBe(429);

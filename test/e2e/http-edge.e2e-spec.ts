@@ -169,7 +169,7 @@ describe('HTTP edge (development)', () => {
     it('answers headers past 64 KB with 431 in the envelope, with the edge headers', async () => {
       const res = await rawGet(`${url}/health/live`, { 'x-pad': 'B'.repeat(70 * 1024) });
       expect(res.status).toBe(431);
-      expect(JSON.parse(res.body)).toEqual({ error: { type: 'request_header_fields_too_large', message: 'request headers exceed 65536 bytes', code: 'request.headers_too_large' } });
+      expect(JSON.parse(res.body)).toEqual({ error: { type: 'request_header_fields_too_large', message: 'request headers exceed 65536 bytes', code: 'request.headers_too_large', param: null } });
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['x-gw-request-id']).toMatch(UUID);
     });

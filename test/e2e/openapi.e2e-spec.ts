@@ -147,6 +147,26 @@ describe('GET /openapi.json: the API description, generated from the code (spec 
     ).toBe(true);
   });
 
+  it("says what OpenAI's clients rely on: null as unset in the chat body, refusal and logprobs in every answer, param in every error, a model's own route", () => {
+    const fits = (schema: object, value: unknown): boolean => validatorFor(document, schema)(value) as boolean;
+    const chat = Object.fromEntries(operations(document))['POST /v1/chat/completions'];
+    const body = chat.requestBody?.content['application/json'].schema as object;
+    const tool = { type: 'function', function: { name: 'f', description: null, parameters: null, strict: null } };
+    expect(fits(body, { model: 'auto', messages: [{ role: 'user', content: 'hi', name: null, tool_calls: null, tool_call_id: null }], tools: [tool], temperature: null, stop: null, n: null })).toBe(
+      true,
+    );
+    const answer = chat.responses['200'].content?.['application/json'].schema as object;
+    const choice = { index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, logprobs: null, finish_reason: 'stop' };
+    const completion = (over: object) => ({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ ...choice, ...over }] });
+    expect(fits(answer, completion({}))).toBe(true);
+    expect(fits(answer, completion({ logprobs: undefined }))).toBe(false);
+    expect(fits(answer, completion({ message: { role: 'assistant', content: 'hi' } }))).toBe(false);
+    expect(document.components?.schemas?.Error).toMatchObject({ properties: { error: { required: ['type', 'message', 'code', 'param'] } } });
+    for (const route of ['GET /v1/models/{model}', 'GET /v1/models/{provider}/{model}']) {
+      expect(Object.keys(Object.fromEntries(operations(document))[route].responses)).toEqual(expect.arrayContaining(['200', '404']));
+    }
+  });
+
   it('the conformance check that every e2e suite runs on its responses catches drift', () => {
     const exchange = (over: Partial<Exchange>): Exchange => ({
       method: 'GET',
@@ -163,10 +183,10 @@ describe('GET /openapi.json: the API description, generated from the code (spec 
     expect(conformanceProblems(document, exchange({ headers: { 'content-type': 'text/html' } }))).toEqual([expect.stringContaining('content type text/html not documented')]);
     expect(conformanceProblems(document, exchange({ path: '/v1/undocumented' }))).toEqual([expect.stringContaining('not in the document')]);
     // What matches no route is the edge's error, in the envelope.
-    const unknown = { error: { type: 'not_found', message: 'route not found: GET /v1/undocumented', code: 'route.not_found' } };
+    const unknown = { error: { type: 'not_found', message: 'route not found: GET /v1/undocumented', code: 'route.not_found', param: null } };
     expect(conformanceProblems(document, exchange({ path: '/v1/undocumented', status: 404, body: Buffer.from(JSON.stringify(unknown)) }))).toEqual([]);
     expect(conformanceProblems(document, exchange({ path: '/v1/undocumented', status: 404, body: Buffer.from('{"oops":1}') }))).toEqual([expect.stringContaining('body off its schema')]);
-    const error = { error: { type: 'not_found', message: 'receipt not found', code: 'receipt.not_found' } };
+    const error = { error: { type: 'not_found', message: 'receipt not found', code: 'receipt.not_found', param: null } };
     expect(conformanceProblems(document, exchange({ path: '/v1/receipts/abc', status: 404, body: Buffer.from(JSON.stringify(error)) }))).toEqual([]);
     expect(conformanceProblems(document, exchange({ path: '/v1/receipts/abc', status: 404, body: Buffer.from(JSON.stringify({ error: { ...error.error, code: 'no.such_code' } })) }))).toEqual([
       expect.stringContaining('body off its schema'),

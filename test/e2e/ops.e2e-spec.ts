@@ -27,14 +27,14 @@ describe('metrics and admin routes without a configured token', () => {
     for (const headers of [{}, admin]) {
       const res = await fetch(`${gateway.url}/metrics`, { headers });
       expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ error: { type: 'not_found', message: 'route not found: GET /metrics', code: 'route.not_found' } });
+      expect(await res.json()).toEqual({ error: { type: 'not_found', message: 'route not found: GET /metrics', code: 'route.not_found', param: null } });
     }
   });
 
   it('answers 503 on a route that says so while the token is unset', async () => {
     const res = await fetch(`${gateway.url}/test/admin/unavailable`, { headers: admin });
     expect(res.status).toBe(503);
-    expect(await res.json()).toEqual({ error: { type: 'service_unavailable', message: 'admin endpoint not configured', code: 'admin.not_configured' } });
+    expect(await res.json()).toEqual({ error: { type: 'service_unavailable', message: 'admin endpoint not configured', code: 'admin.not_configured', param: null } });
   });
 });
 
@@ -55,7 +55,7 @@ describe('operator endpoints with a token, chain RPC up, no storage', () => {
     const missing = await fetch(`${gateway.url}/metrics`);
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await missing.json()).toEqual({ error: { type: 'unauthorized', message: 'missing or invalid admin token', code: 'admin.unauthorized' } });
+    expect(await missing.json()).toEqual({ error: { type: 'unauthorized', message: 'missing or invalid admin token', code: 'admin.unauthorized', param: null } });
     for (const authorization of [`Bearer ${TEST_ADMIN_TOKEN}x`, `Bearer ${TEST_ADMIN_TOKEN.slice(0, -1)}`, `Basic ${TEST_ADMIN_TOKEN}`, TEST_ADMIN_TOKEN]) {
       expect((await fetch(`${gateway.url}/metrics`, { headers: { authorization } })).status).toBe(401);
     }
@@ -166,7 +166,7 @@ describe('Redis configured at a closed port', () => {
     expect((await health(gateway.url)).body).toEqual({ status: 'degraded' });
     const ready = await fetch(`${gateway.url}/health/ready`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ error: { type: 'service_unavailable', message: 'not ready: redis unavailable', code: 'health.not_ready' } });
+    expect(await ready.json()).toEqual({ error: { type: 'service_unavailable', message: 'not ready: redis unavailable', code: 'health.not_ready', param: null } });
   });
 });
 

@@ -90,6 +90,7 @@ describe('attacks on the payment bounds', () => {
         type: 'invalid_payment',
         message: expect.stringMatching(/^payment transaction blockhash expires in \d s, less than the 20 s a payment needs/),
         code: 'payment.blockhash_short_lived',
+        param: null,
         providerCalls: 0,
       });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
@@ -310,7 +311,13 @@ describe('attacks on the payment bounds', () => {
         expect((await pay(gateway, payer, { layout: 'sponsored' })).status).toBe(402);
         await redis.kill();
         const afterKill = await refusal(await pay(gateway, payer, { layout: 'sponsored' }));
-        expect(afterKill).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this (wallet|client) has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
+        expect(afterKill).toEqual({
+          status: 402,
+          type: 'invalid_payment',
+          message: expect.stringMatching(/this (wallet|client) has used its sponsored fees/),
+          code: 'payment.fee_not_sponsored',
+          param: null,
+        });
       });
     });
 

@@ -60,7 +60,7 @@ describe('payment bounds on the local chain', () => {
       const sponsored = await pay(gateway, payer, { layout: 'sponsored', instructions: costly });
       // An x402 client reads why in a fresh challenge, in @x402/svm's words.
       expect(decodePaymentRequiredHeader(sponsored.headers.get('payment-required') as string).error).toBe('invalid_exact_svm_fee_payer_not_managed_by_facilitator');
-      expect(await refusal(sponsored)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED), code: 'payment.fee_not_sponsored' });
+      expect(await refusal(sponsored)).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(NOT_SPONSORED), code: 'payment.fee_not_sponsored', param: null });
       expect(suite.providerRequests()).toBe(calls);
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
 
@@ -78,10 +78,10 @@ describe('payment bounds on the local chain', () => {
       expect((await pay(gateway, first, { layout: 'sponsored' })).status).toBe(200);
       expect((await pay(gateway, first, { layout: 'sponsored' })).status).toBe(200);
       const overWallet = await refusal(await pay(gateway, first, { layout: 'sponsored' }));
-      expect(overWallet).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
+      expect(overWallet).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this wallet has used its sponsored fees/), code: 'payment.fee_not_sponsored', param: null });
       // Another wallet from the same client address meets the client's bound.
       const overClient = await refusal(await pay(gateway, second, { layout: 'sponsored' }));
-      expect(overClient).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this client has used its sponsored fees/), code: 'payment.fee_not_sponsored' });
+      expect(overClient).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/this client has used its sponsored fees/), code: 'payment.fee_not_sponsored', param: null });
       // Paying the fee itself is always accepted.
       expect((await pay(gateway, first, { layout: 'client-paid' })).status).toBe(200);
 
@@ -107,7 +107,7 @@ describe('payment bounds on the local chain', () => {
         `gw_fee_payer_balance_lamports{fee_payer="${world().feePayer.publicKey.toBase58()}"} ${world().localnet.solBalance(world().feePayer.publicKey)}`,
       ]);
       const overGlobal = await refusal(await pay(gateway, payer, { layout: 'sponsored' }));
-      expect(overGlobal).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/), code: 'payment.fee_not_sponsored' });
+      expect(overGlobal).toEqual({ status: 402, type: 'invalid_payment', message: expect.stringMatching(/sponsored all the fees it will this hour/), code: 'payment.fee_not_sponsored', param: null });
       expect((await pay(gateway, payer, { layout: 'client-paid' })).status).toBe(200);
       // Two sponsored fees paid by the fee payer, no more.
       expect(changeSince(world(), payer, before).feePayerLamports).toBe(BigInt(-2 * SPONSORED_FEE));
@@ -149,6 +149,7 @@ describe('payment bounds on the local chain', () => {
         type: 'invalid_payment',
         message: expect.stringMatching(/this wallet has used its sponsored fees/),
         code: 'payment.fee_not_sponsored',
+        param: null,
       });
     });
 
@@ -161,6 +162,7 @@ describe('payment bounds on the local chain', () => {
         type: 'invalid_payment',
         message: expect.stringMatching(NOT_SPONSORED),
         code: 'payment.fee_not_sponsored',
+        param: null,
       });
       expect((await pay(gateway, payer, { layout: 'client-paid' })).status).toBe(200);
     });
@@ -186,6 +188,7 @@ describe('payment bounds on the local chain', () => {
         type: 'invalid_payment',
         message: expect.stringMatching(/^payment transaction blockhash expires in 1\d s, less than the 20 s a payment needs; sign a new payment/),
         code: 'payment.blockhash_short_lived',
+        param: null,
       });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
 
@@ -210,6 +213,7 @@ describe('payment bounds on the local chain', () => {
         type: 'invalid_payment',
         message: expect.stringMatching(/blockhash was about to expire before the answer began; nothing was charged/),
         code: 'payment.expired_before_answer',
+        param: null,
       });
       expect(changeSince(world(), payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
     });
@@ -233,7 +237,7 @@ describe('payment bounds on the local chain', () => {
       const gateway = await suite.start({});
       const { statuses, moved, amount, refusals } = await race([gateway], 4);
       expect(statuses).toEqual([200, 200, 200, 429]);
-      expect(refusals).toEqual([{ retryAfter: '1', error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.payment_in_flight' } }]);
+      expect(refusals).toEqual([{ retryAfter: '1', error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.payment_in_flight', param: null } }]);
       expect(moved).toBe(3n * amount);
     });
 
@@ -270,6 +274,7 @@ describe('payment bounds on the local chain', () => {
           type: 'invalid_payment',
           message: expect.stringMatching(/sponsored all the fees it will this hour/),
           code: 'payment.fee_not_sponsored',
+          param: null,
         });
         await until(async () => (await advertisedFeePayer(first)) === undefined, 5_000, 'the first instance sees the bound reached');
       });

@@ -20,7 +20,7 @@ describe('paid requests: storage off, the paid rate limit, replay across instanc
       expect(res.headers.get('payment-response')).not.toBeNull();
       const receipts = await fetch(`${gateway.url}/v1/receipts/0f8fad5b-d9cb-469f-a165-70867728950e`);
       expect(receipts.status).toBe(503);
-      expect(await receipts.json()).toEqual({ error: { type: 'service_unavailable', message: 'receipt storage is not configured', code: 'receipt.storage_not_configured' } });
+      expect(await receipts.json()).toEqual({ error: { type: 'service_unavailable', message: 'receipt storage is not configured', code: 'receipt.storage_not_configured', param: null } });
     } finally {
       await gateway.close();
     }
@@ -39,7 +39,7 @@ describe('paid requests: storage off, the paid rate limit, replay across instanc
       const before = world.localnet.usdcBalance(world.payer.publicKey);
       const refused = await postChat(gateway, chatBody(), { 'payment-signature': specPaymentHeader(world, header) });
       expect(refused.status).toBe(429);
-      expect(await refused.json()).toEqual({ error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded' } });
+      expect(await refused.json()).toEqual({ error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded', param: null } });
       expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(world.localnet.usdcBalance(world.payer.publicKey)).toBe(before);

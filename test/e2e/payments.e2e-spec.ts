@@ -14,8 +14,8 @@ import { sseData } from '../support/upstreams';
 const coreClient = require('@x402/core/client') as typeof import('@x402/core/dist/cjs/client');
 const { wrapFetchWithPayment } = require('@x402/fetch') as typeof import('@x402/fetch/dist/cjs');
 const MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
-const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once', code: 'payment.replayed' } };
-const UNVERIFIABLE = { error: { type: 'invalid_payment', message: 'Payment verification failed. Check your transaction and retry.', code: 'payment.unverifiable' } };
+const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once', code: 'payment.replayed', param: null } };
+const UNVERIFIABLE = { error: { type: 'invalid_payment', message: 'Payment verification failed. Check your transaction and retry.', code: 'payment.unverifiable', param: null } };
 
 describe('x402 payments end to end on the local chain', () => {
   let world: PaidWorld;
@@ -151,25 +151,25 @@ describe('x402 payments end to end on the local chain', () => {
         'wrong mint (accepted.asset)',
         (w, h) => specPaymentHeader(w, h, { accepted: { asset: wrongMint.toBase58() } }),
         400,
-        { error: { type: 'bad_request', message: expect.stringMatching(/^payment asset does not match; use the asset advertised in the 402 \(/), code: 'payment.asset_mismatch' } },
+        { error: { type: 'bad_request', message: expect.stringMatching(/^payment asset does not match; use the asset advertised in the 402 \(/), code: 'payment.asset_mismatch', param: null } },
       ],
       [
         'wrong recipient (accepted.pay_to)',
         (w, h) => specPaymentHeader(w, h, { accepted: { payTo: Keypair.generate().publicKey.toBase58() } }),
         400,
-        { error: { type: 'bad_request', message: expect.stringMatching(/^payment recipient does not match/), code: 'payment.recipient_mismatch' } },
+        { error: { type: 'bad_request', message: expect.stringMatching(/^payment recipient does not match/), code: 'payment.recipient_mismatch', param: null } },
       ],
       [
         'wrong network',
         (w, h) => specPaymentHeader(w, h, { accepted: { network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1' } }),
         400,
-        { error: { type: 'bad_request', message: expect.stringMatching(/^payment network does not match/), code: 'payment.network_mismatch' } },
+        { error: { type: 'bad_request', message: expect.stringMatching(/^payment network does not match/), code: 'payment.network_mismatch', param: null } },
       ],
       [
         'an amount below the quote',
         (w, h) => specPaymentHeader(w, h, { amount: BigInt(h.accepts[0].amount) - 1n }),
         400,
-        { error: { type: 'bad_request', message: expect.stringMatching(/^payment amount insufficient: paid \d+ but cost is \d+ atomic USDC$/), code: 'payment.amount_insufficient' } },
+        { error: { type: 'bad_request', message: expect.stringMatching(/^payment amount insufficient: paid \d+ but cost is \d+ atomic USDC$/), code: 'payment.amount_insufficient', param: null } },
       ],
       [
         'another resource',
@@ -180,6 +180,7 @@ describe('x402 payments end to end on the local chain', () => {
             type: 'bad_request',
             message: 'payment resource does not match this endpoint; use the resource advertised in the 402 (POST /v1/chat/completions)',
             code: 'payment.resource_mismatch',
+            param: null,
           },
         },
       ],
@@ -225,13 +226,13 @@ describe('x402 payments end to end on the local chain', () => {
         'a payer without funds',
         (w, h) => specPaymentHeader(w, h, { payer: unfunded(w) }),
         402,
-        { error: { type: 'invalid_payment', message: expect.any(String), code: 'payment.insufficient_funds' } },
+        { error: { type: 'invalid_payment', message: expect.any(String), code: 'payment.insufficient_funds', param: null } },
       ],
       [
         'a header that is not a payment',
         () => 'bm90IGEgcGF5bWVudA==',
         402,
-        { error: { type: 'invalid_payment', message: expect.stringMatching(/^malformed PAYMENT-SIGNATURE header: /), code: 'payment.malformed' } },
+        { error: { type: 'invalid_payment', message: expect.stringMatching(/^malformed PAYMENT-SIGNATURE header: /), code: 'payment.malformed', param: null } },
       ],
     ];
     it.each(cases)('%s', async (_name, makeHeader, status, body) => {
@@ -332,7 +333,7 @@ describe('x402 payments end to end on the local chain', () => {
     };
     const tooBig = await postChat(gateway, chatBody(), { 'payment-signature': raw(50 * 1024 + 1) });
     expect(tooBig.status).toBe(402);
-    expect(await tooBig.json()).toEqual({ error: { type: 'invalid_payment', message: 'PAYMENT-SIGNATURE exceeds 50 KB', code: 'payment.header_too_large' } });
+    expect(await tooBig.json()).toEqual({ error: { type: 'invalid_payment', message: 'PAYMENT-SIGNATURE exceeds 50 KB', code: 'payment.header_too_large', param: null } });
     const fits = await postChat(gateway, chatBody(), { 'payment-signature': raw(49 * 1024) });
     expect(fits.status).toBe(200);
   });
@@ -348,7 +349,7 @@ describe('x402 payments end to end on the local chain', () => {
       payload: { deposit_tx: Buffer.alloc(10).toString('base64'), service_id: Buffer.alloc(32).toString('base64'), agent_pubkey: world.payer.publicKey.toBase58() },
     };
     const res = await postChat(gateway, chatBody(), { 'payment-signature': JSON.stringify(escrow) });
-    expect(await res.json()).toEqual({ error: { type: 'bad_request', message: 'payment scheme exact does not match its escrow payload', code: 'payment.scheme_payload_mismatch' } });
+    expect(await res.json()).toEqual({ error: { type: 'bad_request', message: 'payment scheme exact does not match its escrow payload', code: 'payment.scheme_payload_mismatch', param: null } });
     const channel = { ...escrow, payload: { request_digest: Buffer.alloc(32).toString('base64'), cumulative: '100', expiry_slot: 1000, signature: 'x' } };
     const channelRes = await postChat(gateway, chatBody(), { 'payment-signature': JSON.stringify(channel) });
     expect(channelRes.status).toBe(404);

@@ -92,7 +92,7 @@ function receiptRoute(storage: () => Promise<TestStorage>): void {
       const malformed = await getReceipt(gateway(), 'not-a-uuid');
       for (const res of [unknown, malformed]) {
         expect(res.status).toBe(404);
-        expect(res.body).toEqual({ error: { type: 'not_found', message: 'receipt not found', code: 'receipt.not_found' } });
+        expect(res.body).toEqual({ error: { type: 'not_found', message: 'receipt not found', code: 'receipt.not_found', param: null } });
       }
     });
   });
@@ -114,7 +114,7 @@ function receiptRoute(storage: () => Promise<TestStorage>): void {
       for (const id of [receipt.id, 'not-a-uuid']) {
         const refused = await getReceipt(gateway(), id);
         expect(refused.status).toBe(429);
-        expect(refused.body).toEqual({ error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded' } });
+        expect(refused.body).toEqual({ error: { type: 'rate_limit_exceeded', message: 'Too many requests. Please slow down.', code: 'rate_limit.exceeded', param: null } });
         expect(refused.headers.get('x-ratelimit-limit')).toBe('20');
         expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
         const reset = Number(refused.headers.get('x-ratelimit-reset'));
@@ -147,7 +147,7 @@ describe('GET /v1/receipts/:id with GW_STORAGE=none', () => {
   it('answers 503: receipt storage is not configured', async () => {
     const res = await getReceipt(gateway, randomUUID());
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ error: { type: 'service_unavailable', message: 'receipt storage is not configured', code: 'receipt.storage_not_configured' } });
+    expect(res.body).toEqual({ error: { type: 'service_unavailable', message: 'receipt storage is not configured', code: 'receipt.storage_not_configured', param: null } });
   });
 });
 

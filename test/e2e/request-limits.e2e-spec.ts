@@ -36,7 +36,7 @@ describe('global concurrency cap', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(refused.headers.get('x-gw-request-id')).toBeTruthy();
-    expect(await refused.json()).toEqual({ error: { type: 'service_unavailable', message: 'too many concurrent requests; retry shortly', code: 'server.overloaded' } });
+    expect(await refused.json()).toEqual({ error: { type: 'service_unavailable', message: 'too many concurrent requests; retry shortly', code: 'server.overloaded', param: null } });
 
     expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
     const metrics = await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
@@ -68,7 +68,7 @@ describe('request timeout', () => {
     expect(res.status).toBe(408);
     expect(res.headers.get('x-gw-request-id')).toBeTruthy();
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect(await res.json()).toEqual({ error: { type: 'request_timeout', message: 'request exceeded the 1 s timeout', code: 'request.timeout' } });
+    expect(await res.json()).toEqual({ error: { type: 'request_timeout', message: 'request exceeded the 1 s timeout', code: 'request.timeout', param: null } });
     expect(elapsed).toBeGreaterThanOrEqual(950);
     expect(elapsed).toBeLessThan(3000);
     expect(observed.abortReasons).toHaveLength(1);
@@ -103,7 +103,7 @@ describe('request timeout', () => {
     const events = text.trim().split('\n\n');
     expect(events[0]).toBe('data: {"chunk":1}');
     expect(JSON.parse(events[events.length - 1].replace(/^data: /, ''))).toEqual({
-      error: { type: 'request_timeout', message: 'request exceeded the 1 s timeout', code: 'request.timeout' },
+      error: { type: 'request_timeout', message: 'request exceeded the 1 s timeout', code: 'request.timeout', param: null },
     });
     expect(text).not.toContain('[DONE]');
     expect((observed.abortReasons[0] as GatewayError).type).toBe('request_timeout');

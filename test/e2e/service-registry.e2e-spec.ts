@@ -56,6 +56,8 @@ describe('the service registry and its SSRF defences (spec 2.7, 4.5, 4.10, 8)', 
       chains: ['solana'],
       source: 'config',
       price_per_request_usdc: 0.01,
+      // No search key here: the tool would answer 503.
+      available: false,
     });
     expect((await listServices(gateway, '?category=SEARCH')).data.map((entry) => entry.id)).toEqual(['web-search']);
     expect((await listServices(gateway, '?internal=true')).data.map((entry) => entry.id)).toEqual(['token-price', 'web-search']);
@@ -81,6 +83,7 @@ describe('the service registry and its SSRF defences (spec 2.7, 4.5, 4.10, 8)', 
       chains: ['solana'],
       source: 'api',
       price_per_request_usdc: 0.002,
+      available: true,
     });
     expect((await listServices(gateway, '?category=data&internal=false')).data.map((entry) => entry.id)).toEqual(['example-one']);
     for (const id of ['example-one', 'web-search']) {

@@ -144,7 +144,7 @@ describeWithPostgres('settlement attacks 2: shutdown, reconciler, redelivery, re
       const res = await answer;
       expect({ status: res.status, body: await res.json() }).toEqual({
         status: 503,
-        body: { error: { type: 'service_unavailable', message: 'receipt storage is unavailable; the payment was not used, retry shortly', code: 'receipt.storage_unavailable' } },
+        body: { error: { type: 'service_unavailable', message: 'receipt storage is unavailable; the payment was not used, retry shortly', code: 'receipt.storage_unavailable', param: null } },
       });
       expect(changeSince(world, payer, before)).toEqual(NOTHING_MOVED);
 

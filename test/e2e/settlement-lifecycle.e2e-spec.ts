@@ -293,7 +293,7 @@ describe('the settlement lifecycle of exact: broadcast at the first content chun
         expect(JSON.parse(data[data.length - 1])).toEqual({ error: expect.objectContaining({ type: expect.any(String), message: expect.any(String) }) });
       } else {
         expect(res.status).toBe(500);
-        expect(JSON.parse(raw)).toEqual({ error: { type: 'settlement_failed', message: expect.any(String), code: 'payment.settlement_failed' } });
+        expect(JSON.parse(raw)).toEqual({ error: { type: 'settlement_failed', message: expect.any(String), code: 'payment.settlement_failed', param: null } });
         // An x402 client reads the failed settlement from PAYMENT-RESPONSE, as @x402/svm names it.
         expect(res.headers.get('payment-required')).toBeNull();
         expect(decodePaymentResponseHeader(res.headers.get('payment-response') as string)).toEqual({

@@ -37,7 +37,10 @@ describe('upstream failures in the log', () => {
 
     expect(error).toBeInstanceOf(APIError);
     const { status, error: envelope } = error as APIError;
-    expect([status, envelope]).toEqual([503, { type: 'upstream_unavailable', message: 'no upstream provider is available for this request right now; retry shortly', code: 'upstream.unavailable' }]);
+    expect([status, envelope]).toEqual([
+      503,
+      { type: 'upstream_unavailable', message: 'no upstream provider is available for this request right now; retry shortly', code: 'upstream.unavailable', param: null },
+    ]);
     const [line] = failures('openai');
     expect(line).toMatchObject({
       level: WARN,

@@ -1,4 +1,5 @@
 import type { PaymentRequiredHeader } from '../../libs/x402';
+import { startTestGateway } from '../support/gateway-harness';
 import { paidGatewayOnPglite } from '../support/paid-gateway-hooks';
 import { specPaymentHeader } from '../support/paid-gateway';
 import { postJson } from '../support/paid-tools';
@@ -58,5 +59,34 @@ describe('GET /.well-known/x402: every paid resource, enough to pay it (spec 4.1
     const answered = await postJson(live.gateway, chat.resource, body, { 'payment-signature': specPaymentHeader(live.world, offerOf(chat, quote.accepts[0].amount)) });
     expect(answered.status).toBe(200);
     expect(recipient() - before).toBe(BigInt(quote.accepts[0].amount));
+  });
+});
+
+describe('discovery lists only what answers', () => {
+  const services = async (url: string): Promise<Record<string, boolean>> => {
+    const { data } = (await (await fetch(`${url}/v1/services`)).json()) as { data: Array<{ id: string; available: boolean }> };
+    return Object.fromEntries(data.map(({ id, available }) => [id, available]));
+  };
+  const resources = async (url: string): Promise<string[]> => ((await (await fetch(`${url}/.well-known/x402`)).json()) as { resources: DiscoveredResource[] }).resources.map((entry) => entry.resource);
+
+  it('leaves search out of /.well-known/x402 and marks it unavailable in /v1/services while no search key is configured', async () => {
+    const gateway = await startTestGateway();
+    try {
+      expect(await resources(gateway.url)).toEqual(['/v1/chat/completions', '/v1/solana/price']);
+      expect(await services(gateway.url)).toEqual({ 'token-price': true, 'web-search': false });
+      expect((await fetch(`${gateway.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"q"}' })).status).toBe(503);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('lists it, available, once the key is set', async () => {
+    const gateway = await startTestGateway({ GW_SEARCH_API_KEY: 'tvly-some-key' });
+    try {
+      expect(await resources(gateway.url)).toEqual(['/v1/chat/completions', '/v1/solana/price', '/v1/search']);
+      expect(await services(gateway.url)).toEqual({ 'token-price': true, 'web-search': true });
+    } finally {
+      await gateway.close();
+    }
   });
 });

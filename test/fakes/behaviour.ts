@@ -19,6 +19,8 @@ export interface ReplyShape {
   firstByteDelayMs?: number;
   /** Silence before each stream event, the first included (the headers go out at once). */
   chunkDelayMs?: number;
+  /** OpenAI's wire only: a JSON reply without `message.refusal` and `logprobs`, as some OpenAI-compatible servers send. */
+  bare?: boolean;
 }
 
 /**

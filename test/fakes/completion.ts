@@ -22,6 +22,8 @@ export interface Completion {
   usage?: { promptTokens: number; completionTokens: number };
   /** The request asked for log probabilities (OpenAI's wire only). */
   logprobs: boolean;
+  /** Leave out what only OpenAI itself always sends (ReplyShape.bare). */
+  bare: boolean;
 }
 
 const ECHOED_USER_TEXT_LENGTH = 40;
@@ -46,6 +48,7 @@ export function buildCompletion(provider: string, sequence: number, request: Cha
     finishReason: shape.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     usage: shape.usage === false || !request.usageWanted ? undefined : { promptTokens: Math.ceil(promptCharacters / 4), completionTokens },
     logprobs: request.logprobsWanted === true,
+    bare: shape.bare === true,
   };
 }
 

@@ -107,6 +107,15 @@ describe('OpenAI fake, replies', () => {
     expect(completion.choices[0].finish_reason).toBe('length');
     expect(chunks.some((chunk) => chunk.usage)).toBe(false);
   });
+
+  it('leaves out refusal and logprobs from a bare JSON reply, as some compatible servers do', async () => {
+    fake.script({ kind: 'reply', bare: true });
+
+    const [choice] = (await client.chat.completions.create(request)).choices;
+
+    expect(choice.message).toEqual({ role: 'assistant', content: 'fake openai reply to: hello there' });
+    expect('logprobs' in choice).toBe(false);
+  });
 });
 
 describe('OpenAI fake, faults', () => {

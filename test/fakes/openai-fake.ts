@@ -84,6 +84,7 @@ const deepSeekWire: WireFormat = {
   },
 };
 
+/** A `bare` reply leaves out `refusal` and `logprobs`, which OpenAI's type requires: hence the cast. */
 function json(completion: Completion): ChatCompletion {
   const { toolCalls } = completion;
   return {
@@ -97,15 +98,15 @@ function json(completion: Completion): ChatCompletion {
         message: {
           role: 'assistant',
           content: completion.text === '' && toolCalls.length > 0 ? null : completion.text,
-          refusal: null,
+          ...(!completion.bare && { refusal: null }),
           ...(toolCalls.length > 0 && {
             tool_calls: toolCalls.map((call) => ({ id: `call_${call.id}`, type: 'function' as const, function: { name: call.name, arguments: call.argumentsJson } })),
           }),
         },
-        logprobs: completion.logprobs ? { content: completion.textPieces.map(logprob), refusal: null } : null,
+        ...(!completion.bare && { logprobs: completion.logprobs ? { content: completion.textPieces.map(logprob), refusal: null } : null }),
         finish_reason: completion.finishReason,
       },
-    ],
+    ] as ChatCompletion['choices'],
     ...(completion.usage && { usage: usage(completion.usage) }),
   };
 }

@@ -11,7 +11,7 @@ import { fundedPayer, snapshot, type ChainSnapshot } from './settlement-probes';
  */
 
 /** The 402 body of a payment signature used a second time. */
-export const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once', code: 'payment.replayed' } };
+export const REPLAYED = { error: { type: 'invalid_payment', message: 'transaction has already been used; each payment signature may only be submitted once', code: 'payment.replayed', param: null } };
 
 export const NOTHING_MOVED: ChainSnapshot = { payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 };
 

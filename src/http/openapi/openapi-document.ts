@@ -67,7 +67,7 @@ function buildDocument(app: INestApplication): OpenAPIObject {
     .setOpenAPIVersion('3.1.0')
     .setTitle('x402 AI gateway')
     .setDescription(
-      'OpenAI-compatible chat and paid tools, paid per request in USDC on Solana with x402: a paid route without PAYMENT-SIGNATURE answers 402 with the quote; sign it and resend. Errors are {"error": {"type", "message", "code"}}.',
+      'OpenAI-compatible chat and paid tools, paid per request in USDC on Solana with x402: a paid route without PAYMENT-SIGNATURE answers 402 with the quote; sign it and resend. Errors are {"error": {"type", "message", "code", "param"}}.',
     )
     .setVersion(API_VERSION)
     .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'GW_ADMIN_TOKEN' }, 'admin')

@@ -15,22 +15,23 @@ export const ref = (name: string): { $ref: string } => ({ $ref: `#/components/sc
 
 const ERROR_TYPES = [...new Set(Object.values(ERROR_CODES).map((entry) => entry.type))].sort();
 
-/** The error envelope of spec 2.12 with the stable `error.code` (docs/decisions.md, "Stable error codes"). */
+/** The error envelope of spec 2.12 with the stable `error.code` and OpenAI's `param` (docs/decisions.md, "Stable error codes"). */
 const ERROR_ENVELOPE: JsonSchema = {
   type: 'object',
   required: ['error'],
   properties: {
     error: {
       type: 'object',
-      required: ['type', 'message', 'code'],
+      required: ['type', 'message', 'code', 'param'],
       properties: {
         type: { type: 'string', enum: ERROR_TYPES },
         message: { type: 'string', description: 'plain text for people; may be reworded' },
         code: { type: 'string', enum: Object.keys(ERROR_CODES).sort(), description: 'stable: programs branch on it' },
+        param: { type: ['string', 'null'], description: 'the request field at fault (`messages[3].content`, a query parameter), else null' },
       },
     },
   },
-  example: { error: { type: 'not_found', message: 'model not found: acme/none', code: 'chat.model_not_found' } },
+  example: { error: { type: 'model_not_found', message: 'model not found: acme/none', code: 'chat.model_not_found', param: null } },
 };
 
 /** The tools' static 502 bodies (spec 7), which replace the envelope. */

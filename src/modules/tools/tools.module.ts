@@ -15,6 +15,6 @@ import { ToolsController } from './http/tools.controller';
   imports: [PaymentsModule, RouteLimitsModule],
   controllers: [ToolsController, ServicesController],
   providers: [PaidTools, ServiceRegistry, SsrfGuard, ServiceOffers, ServiceProxy, { provide: PaidServices, useExisting: ServiceOffers }],
-  exports: [ServiceRegistry],
+  exports: [ServiceRegistry, ServiceOffers],
 })
 export class ToolsModule {}

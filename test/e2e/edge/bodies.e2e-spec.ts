@@ -36,23 +36,25 @@ describe('the open edge: request bodies', () => {
     const json = { 'content-type': 'application/json', 'content-length': NESTED.length };
     expect(await headOnly('/health', json, 'GET')).toEqual({
       status: 413,
-      body: { error: { type: 'payload_too_large', message: 'GET /health takes no request body', code: 'request.body_too_large' } },
+      body: { error: { type: 'payload_too_large', message: 'GET /health takes no request body', code: 'request.body_too_large', param: null } },
       connection: 'close',
     });
     expect(await headOnly('/health', json)).toEqual({
       status: 404,
-      body: { error: { type: 'not_found', message: 'route not found: POST /health', code: 'route.not_found' } },
+      body: { error: { type: 'not_found', message: 'route not found: POST /health', code: 'route.not_found', param: null } },
       connection: 'close',
     });
     expect(await headOnly('/no/such/route', json)).toEqual({
       status: 404,
-      body: { error: { type: 'not_found', message: 'route not found: POST /no/such/route', code: 'route.not_found' } },
+      body: { error: { type: 'not_found', message: 'route not found: POST /no/such/route', code: 'route.not_found', param: null } },
       connection: 'close',
     });
     const gzipped = { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': NESTED_GZIP.length };
     expect(await headOnly('/v1/chat/completions', gzipped)).toEqual({
       status: 415,
-      body: { error: { type: 'unsupported_media_type', message: 'request bodies must not be compressed: Content-Encoding must be identity or absent', code: 'request.unsupported_encoding' } },
+      body: {
+        error: { type: 'unsupported_media_type', message: 'request bodies must not be compressed: Content-Encoding must be identity or absent', code: 'request.unsupported_encoding', param: null },
+      },
       connection: 'close',
     });
     expect((await headOnly('/health', gzipped, 'GET')).status).toBe(413);
@@ -62,16 +64,23 @@ describe('the open edge: request bodies', () => {
   it('row 1: a body declared over its route limit is 413 before a byte is read; a GET with a body is 413', async () => {
     const json = (bytes: number) => ({ 'content-type': 'application/json', 'content-length': bytes });
     expect((await headOnly('/v1/chat/completions', json(10 * MiB + 1))).body).toEqual({
-      error: { type: 'payload_too_large', message: `request body exceeds ${10 * MiB} bytes`, code: 'request.body_too_large' },
+      error: { type: 'payload_too_large', message: `request body exceeds ${10 * MiB} bytes`, code: 'request.body_too_large', param: null },
     });
     expect((await headOnly('/a2a', json(MiB + 1))).status).toBe(413);
     expect((await headOnly('/v1/services/some-service/proxy', json(MiB + 1))).status).toBe(413);
     expect((await headOnly('/v1/orgs', json(64 * 1024 + 1))).status).toBe(413);
     expect((await headOnly('/v1/search', json(64 * 1024 + 1))).status).toBe(413);
-    expect((await headOnly('/v1/models', json(2), 'GET')).body).toEqual({ error: { type: 'payload_too_large', message: 'GET /v1/models takes no request body', code: 'request.body_too_large' } });
+    expect((await headOnly('/v1/models', json(2), 'GET')).body).toEqual({
+      error: { type: 'payload_too_large', message: 'GET /v1/models takes no request body', code: 'request.body_too_large', param: null },
+    });
+    // A model's own route, in either form, is known to the edge and takes no body either.
+    for (const model of ['openai%2Fgpt-4o', 'openai/gpt-4o']) expect((await headOnly(`/v1/models/${model}`, json(2), 'GET')).status).toBe(413);
+    expect((await headOnly('/v1/models/a/b/c', json(2), 'GET')).status).toBe(404);
     // A DELETE of an enterprise controller, whose POST and PUT routes take 64 KiB, takes none.
     const revoke = '/v1/orgs/00000000-0000-4000-8000-000000000000/api-keys/00000000-0000-4000-8000-000000000001';
-    expect((await headOnly(revoke, json(2), 'DELETE')).body).toEqual({ error: { type: 'payload_too_large', message: `DELETE ${revoke} takes no request body`, code: 'request.body_too_large' } });
+    expect((await headOnly(revoke, json(2), 'DELETE')).body).toEqual({
+      error: { type: 'payload_too_large', message: `DELETE ${revoke} takes no request body`, code: 'request.body_too_large', param: null },
+    });
   });
 
   it('row 1: nesting is counted while the body streams in: 65 levels are refused before the rest of a 10 MB body is sent', async () => {
@@ -82,7 +91,7 @@ describe('the open edge: request bodies', () => {
     await attacker.closed;
     expect(answer?.status).toBe(400);
     expect(JSON.parse(answer?.body ?? '')).toEqual({
-      error: { type: 'bad_request', message: '[0][0][0][0]... is nested too deeply: objects and arrays may nest at most 64 levels', code: 'request.nesting_too_deep' },
+      error: { type: 'bad_request', message: '[0][0][0][0]... is nested too deeply: objects and arrays may nest at most 64 levels', code: 'request.nesting_too_deep', param: '[0][0][0][0]...' },
     });
   });
 

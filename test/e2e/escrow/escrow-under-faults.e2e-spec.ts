@@ -299,7 +299,12 @@ describe('escrow under faults', () => {
       const refused = await deposit(gateway, small, agent, below);
       const res = await postChat(gateway, small, { 'payment-signature': refused.header });
       expect(res.status).toBe(400);
-      expect(((await res.json()) as ErrorBody).error).toEqual({ type: 'bad_request', code: 'payment.escrow_below_minimum', message: expect.stringContaining(`at least ${minimum} atomic USDC`) });
+      expect(((await res.json()) as ErrorBody).error).toEqual({
+        type: 'bad_request',
+        code: 'payment.escrow_below_minimum',
+        param: null,
+        message: expect.stringContaining(`at least ${minimum} atomic USDC`),
+      });
       expect(usdc(agent)).toBe(before);
       expect(world.upstreams.openai.requests).toHaveLength(0);
 

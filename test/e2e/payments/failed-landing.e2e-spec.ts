@@ -64,7 +64,7 @@ describe('a paid call whose transfer does not land as it should', () => {
         expect(words).toBeLessThan(WORDS / 5);
       } else {
         expect(res.status).toBe(500);
-        expect(await res.json()).toEqual({ error: { type: 'settlement_failed', code: 'payment.settlement_reverted', message: expect.any(String) } });
+        expect(await res.json()).toEqual({ error: { type: 'settlement_failed', code: 'payment.settlement_reverted', param: null, message: expect.any(String) } });
       }
       // The upstream was stopped, not read to its end.
       const upstream = await world.upstreams.openai.ended(0);
@@ -188,7 +188,7 @@ describe('a paid call whose transfer does not land as it should', () => {
       const res = await answer;
       const raw = await res.text();
       expect(res.status).toBe(402);
-      expect(JSON.parse(raw)).toEqual({ error: { type: 'invalid_payment', code: 'payment.unconfirmed', message: expect.any(String) } });
+      expect(JSON.parse(raw)).toEqual({ error: { type: 'invalid_payment', code: 'payment.unconfirmed', param: null, message: expect.any(String) } });
       expect(raw).not.toContain('word');
       const path = res.headers.get('x-gw-receipt');
       expect(path).toMatch(/^\/v1\/receipts\//);

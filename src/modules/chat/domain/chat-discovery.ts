@@ -9,7 +9,7 @@ const EXAMPLE_OUTPUT = {
   object: 'chat.completion',
   created: 1_763_856_000,
   model: 'google/gemini-2.5-flash',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour !' }, finish_reason: 'stop' }],
+  choices: [{ index: 0, message: { role: 'assistant', content: 'Bonjour !', refusal: null }, logprobs: null, finish_reason: 'stop' }],
   usage: { prompt_tokens: 6, completion_tokens: 3, total_tokens: 9 },
 };
 

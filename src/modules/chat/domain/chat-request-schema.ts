@@ -44,9 +44,9 @@ const FUNCTION_TOOL = {
       required: ['name'],
       properties: {
         name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
-        description: { type: 'string' },
-        parameters: { type: 'object' },
-        strict: { type: 'boolean' },
+        description: { type: ['string', 'null'] },
+        parameters: { type: ['object', 'null'] },
+        strict: { type: ['boolean', 'null'] },
       },
     },
   },
@@ -54,9 +54,12 @@ const FUNCTION_TOOL = {
 
 /**
  * JSON Schema of the chat request (spec 2.1, 2.2). The gateway validates bodies with it and
- * publishes it in the 402's `extensions.bazaar`, so what we check and what we advertise agree.
- * Unknown fields are allowed (OpenAI clients send more) and never forwarded. `description` on a
- * union is the message a client gets when the value fits none of its branches.
+ * publishes it in the 402's `extensions.bazaar` and the OpenAPI document, so what we check and what
+ * we advertise agree. Unknown fields are allowed (OpenAI clients send more) and never forwarded.
+ * Every optional field, the messages' `name`, `tool_calls` and `tool_call_id` and the tools'
+ * function fields also take null, which means unset, as OpenAI's SDK types and other clients send
+ * it (docs/decisions.md, "Null is unset"). `description` on a union or an enum is the message a
+ * client gets when the value fits none of its branches.
  */
 export const CHAT_REQUEST_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -89,23 +92,23 @@ export const CHAT_REQUEST_SCHEMA = {
               },
             },
           },
-          name: { type: 'string' },
-          tool_calls: { type: 'array', items: TOOL_CALL },
-          tool_call_id: { type: 'string' },
+          name: { type: ['string', 'null'] },
+          tool_calls: { type: ['array', 'null'], items: TOOL_CALL },
+          tool_call_id: { type: ['string', 'null'] },
         },
       },
     },
-    max_tokens: { type: 'integer', minimum: 1 },
-    max_completion_tokens: { type: 'integer', minimum: 1 },
-    temperature: { type: 'number', minimum: 0, maximum: 2 },
-    top_p: { type: 'number', minimum: 0, maximum: 1 },
-    stream: { type: 'boolean' },
-    n: { type: 'integer', const: 1, description: 'must be 1: one quote buys one completion' },
-    tools: { type: 'array', items: FUNCTION_TOOL },
+    max_tokens: { type: ['integer', 'null'], minimum: 1 },
+    max_completion_tokens: { type: ['integer', 'null'], minimum: 1 },
+    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2 },
+    top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },
+    stream: { type: ['boolean', 'null'] },
+    n: { type: ['integer', 'null'], enum: [1, null], description: 'must be 1: one quote buys one completion' },
+    tools: { type: ['array', 'null'], items: FUNCTION_TOOL },
     tool_choice: {
       description: 'must be "auto", "none", "required" or {"type": "function", "function": {"name": ...}}',
       anyOf: [
-        { enum: ['auto', 'none', 'required'] },
+        { enum: ['auto', 'none', 'required', null] },
         {
           type: 'object',
           required: ['type', 'function'],
@@ -113,26 +116,26 @@ export const CHAT_REQUEST_SCHEMA = {
         },
       ],
     },
-    stop: { type: ['string', 'array'], items: { type: 'string' }, maxItems: 4 },
-    seed: { type: 'integer' },
-    presence_penalty: { type: 'number', minimum: -2, maximum: 2 },
-    frequency_penalty: { type: 'number', minimum: -2, maximum: 2 },
+    stop: { type: ['string', 'array', 'null'], items: { type: 'string' }, maxItems: 4 },
+    seed: { type: ['integer', 'null'] },
+    presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
+    frequency_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2 },
     response_format: {
-      type: 'object',
+      type: ['object', 'null'],
       required: ['type'],
       properties: { type: { enum: ['text', 'json_object', 'json_schema'] }, json_schema: { type: 'object' } },
     },
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
-    parallel_tool_calls: { type: 'boolean' },
-    logprobs: { type: 'boolean' },
-    top_logprobs: { type: 'integer', minimum: 0, maximum: 20 },
-    reasoning_effort: { enum: [...REASONING_EFFORTS] },
-    user: { type: 'string', maxLength: 256 },
+    parallel_tool_calls: { type: ['boolean', 'null'] },
+    logprobs: { type: ['boolean', 'null'] },
+    top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20 },
+    reasoning_effort: { enum: [...REASONING_EFFORTS, null] },
+    user: { type: ['string', 'null'], maxLength: 256 },
     // OpenAI's own bounds: 16 pairs, keys of at most 64 characters, string values of at most 512.
-    metadata: { type: 'object', maxProperties: 16, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 512 } },
-    service_tier: { enum: [...SERVICE_TIERS] },
+    metadata: { type: ['object', 'null'], maxProperties: 16, propertyNames: { maxLength: 64 }, additionalProperties: { type: 'string', maxLength: 512 } },
+    service_tier: { enum: [...SERVICE_TIERS, null] },
   },
-  dependencies: {
-    top_logprobs: { required: ['logprobs'], properties: { logprobs: { const: true, description: 'must be true when top_logprobs is set' } } },
-  },
+  // A top_logprobs that is set (not null) needs logprobs: true.
+  if: { required: ['top_logprobs'], properties: { top_logprobs: { type: 'integer' } } },
+  then: { required: ['logprobs'], properties: { logprobs: { const: true, description: 'must be true when top_logprobs is set' } } },
 } as const;

@@ -69,3 +69,24 @@ describe('log probabilities through the stream', () => {
     expect(assembler.result()?.choices[0].logprobs).toBeNull();
   });
 });
+
+describe('a refusal through the stream', () => {
+  it('is gathered into the whole completion, counts as content, and is given back when it is replayed as chunks', () => {
+    const assembler = new CompletionAssembler();
+    assembler.add(chunk({ role: 'assistant', content: '' }));
+    assembler.add(chunk({ refusal: "I can't " }));
+    expect(assembler.hasContent).toBe(true);
+    assembler.add(chunk({ refusal: 'help with that.' }, 'stop'));
+
+    const completion = assembler.result();
+    expect(completion?.choices[0].message).toMatchObject({ content: '', refusal: "I can't help with that." });
+    expect(completionChunks(completion!, false).flatMap((replayed) => replayed.choices.map((choice) => choice.delta.refusal ?? ''))).toContain("I can't help with that.");
+  });
+
+  it('is null when the upstream sent none', () => {
+    const assembler = new CompletionAssembler();
+    assembler.add(chunk({ content: 'Hi' }, 'stop'));
+
+    expect(assembler.result()?.choices[0].message.refusal).toBeNull();
+  });
+});

@@ -6,6 +6,7 @@ type TokenLogprob = NonNullable<ChatCompletion['choices'][number]['logprobs']>['
 
 interface ChoiceState {
   content: string;
+  refusal: string;
   toolCalls: Map<number, { id: string; name: string; arguments: string }>;
   finish: string | null;
   /** Log probabilities of the content tokens, when the upstream sent them (`logprobs: true`). */
@@ -30,8 +31,9 @@ export class CompletionAssembler {
     if (chunk.usage) this.reportedUsage = chunk.usage;
     for (const choice of chunk.choices) {
       let state = this.choices.get(choice.index);
-      if (!state) this.choices.set(choice.index, (state = { content: '', toolCalls: new Map(), finish: null, logprobs: null }));
+      if (!state) this.choices.set(choice.index, (state = { content: '', refusal: '', toolCalls: new Map(), finish: null, logprobs: null }));
       if (choice.delta.content) state.content += choice.delta.content;
+      if (choice.delta.refusal) state.refusal += choice.delta.refusal;
       if (choice.logprobs?.content) (state.logprobs ??= []).push(...choice.logprobs.content);
       for (const call of choice.delta.tool_calls ?? []) addToolCall(state.toolCalls, call);
       if (choice.finish_reason) state.finish = choice.finish_reason;
@@ -40,7 +42,7 @@ export class CompletionAssembler {
 
   /** Whether any content (text, tool call or refusal) has arrived. */
   get hasContent(): boolean {
-    return [...this.choices.values()].some((state) => state.content !== '' || state.toolCalls.size > 0);
+    return [...this.choices.values()].some((state) => state.content !== '' || state.refusal !== '' || state.toolCalls.size > 0);
   }
 
   /** The usage reported so far, if any. */
@@ -67,7 +69,7 @@ export class CompletionAssembler {
         const toolCalls: ToolCall[] = [...state.toolCalls.values()].map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
         return {
           index,
-          message: { role: 'assistant', content: state.content || (toolCalls.length > 0 ? null : ''), refusal: null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+          message: { role: 'assistant', content: state.content || (toolCalls.length > 0 ? null : ''), refusal: state.refusal || null, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
           finish_reason: state.finish as ChatCompletion['choices'][number]['finish_reason'],
           logprobs: state.logprobs && { content: state.logprobs, refusal: null },
         };
@@ -87,7 +89,7 @@ function addToolCall(calls: Map<number, { id: string; name: string; arguments: s
 
 /**
  * A whole completion as the chunks a stream would have carried (a cache hit asked as a stream):
- * role first, the content (with all its log probabilities), the tool calls, the finish reason,
+ * role first, the content (with all its log probabilities), the refusal, the tool calls, the finish reason,
  * then usage if the client asked.
  */
 export function completionChunks(completion: ChatCompletion, includeUsage: boolean): ChatCompletionChunk[] {
@@ -97,6 +99,7 @@ export function completionChunks(completion: ChatCompletion, includeUsage: boole
     const { index, message } = choice;
     chunks.push({ ...base, choices: [{ index, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
     if (message.content) chunks.push({ ...base, choices: [{ index, delta: { content: message.content }, finish_reason: null, ...(choice.logprobs && { logprobs: choice.logprobs }) }] });
+    if (message.refusal) chunks.push({ ...base, choices: [{ index, delta: { refusal: message.refusal }, finish_reason: null }] });
     (message.tool_calls ?? []).forEach((call, i) => {
       if (call.type !== 'function') return;
       const delta: ToolCallDelta = { index: i, id: call.id, type: 'function', function: { name: call.function.name, arguments: call.function.arguments } };

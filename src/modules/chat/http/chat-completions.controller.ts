@@ -2,6 +2,7 @@ import { Controller, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { ChatCompletions, type ChatOutcome } from '../application/chat-completions';
+import { openAiAnswer } from '../domain/openai-answer';
 import { ApiChatCompletions } from './chat-openapi';
 import { parseChatRequest } from './chat-request-validator';
 import { sessionId, setDebugHeaders } from './chat-response-headers';
@@ -60,7 +61,7 @@ export class ChatCompletionsController {
     if (served.fallback) res.setHeader('X-Gw-Fallback', 'true');
     if (debugStartedAt !== null) setDebugHeaders(res, plan, debugStartedAt, served, outcome.paymentStatus ?? undefined);
     if (served.body.kind === 'json') {
-      res.status(200).json(served.body.completion);
+      res.status(200).json(openAiAnswer(served.body.completion));
       return;
     }
     openEventStream(res);

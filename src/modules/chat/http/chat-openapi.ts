@@ -5,8 +5,11 @@ import { asSchema, INTEGER, nullable, object, STRING, type JsonSchema } from '..
 import { ApiPaid, PAID_ANSWER_HEADERS } from '../../payments/http/paid-route-openapi';
 import { CHAT_DISCOVERY } from '../domain/chat-discovery';
 
-/** POST /v1/chat/completions (spec 2.1 to 2.3, 4.1), for the OpenAPI document. */
-const MESSAGE: JsonSchema = object({ role: STRING, content: nullable(STRING), tool_calls: { type: 'array', items: { type: 'object' } } }, ['content', 'tool_calls']);
+/**
+ * POST /v1/chat/completions (spec 2.1 to 2.3, 4.1), for the OpenAPI document. `refusal` and
+ * `logprobs` are required, as OpenAI's schema has them: every JSON answer carries them (openai-answer.ts).
+ */
+const MESSAGE: JsonSchema = object({ role: STRING, content: nullable(STRING), refusal: nullable(STRING), tool_calls: { type: 'array', items: { type: 'object' } } }, ['content', 'tool_calls']);
 
 const COMPLETION: JsonSchema = object(
   {
@@ -14,7 +17,7 @@ const COMPLETION: JsonSchema = object(
     object: { const: 'chat.completion' },
     created: INTEGER,
     model: STRING,
-    choices: { type: 'array', items: object({ index: INTEGER, message: MESSAGE, finish_reason: nullable(STRING) }) },
+    choices: { type: 'array', items: object({ index: INTEGER, message: MESSAGE, finish_reason: nullable(STRING), logprobs: { type: ['object', 'null'] } }) },
     usage: { ...object({ prompt_tokens: INTEGER, completion_tokens: INTEGER, total_tokens: INTEGER }), type: ['object', 'null'] },
   },
   ['usage'],

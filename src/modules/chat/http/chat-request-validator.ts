@@ -1,42 +1,53 @@
 import Ajv, { type ErrorObject } from 'ajv';
-import { GatewayError } from '../../../errors/gateway-error';
-import { MAX_MESSAGES, OPTIONAL_PARAMETERS, type ChatMessage, type ChatRequest } from '../domain/chat-request';
+import { fieldError, GatewayError } from '../../../errors/gateway-error';
+import { MAX_MESSAGES, OPTIONAL_PARAMETERS, type ChatMessage, type ChatRequest, type FunctionTool } from '../domain/chat-request';
 import { CHAT_REQUEST_SCHEMA } from '../domain/chat-request-schema';
 import { MAX_NESTING_DEPTH, nestingBeyond } from '../domain/json-nesting';
 
-type RawRequest = ChatRequest & { max_completion_tokens?: number };
+/** Optional fields as a body may send them: null means unset (docs/decisions.md, "Null is unset"). */
+type Nullable<T> = { [K in keyof T]?: T[K] | null };
+type RawMessage = Pick<ChatMessage, 'role' | 'content'> & Nullable<Pick<ChatMessage, 'name' | 'tool_calls' | 'tool_call_id'>>;
+type RawTool = { type: 'function'; function: Pick<FunctionTool['function'], 'name'> & Nullable<Omit<FunctionTool['function'], 'name'>> };
+type RawRequest = Pick<ChatRequest, 'model'> & { messages: RawMessage[]; tools?: RawTool[] | null; max_completion_tokens?: number | null } & Nullable<
+    Omit<ChatRequest, 'model' | 'messages' | 'tools'>
+  >;
 
 // Compiled once: validating a typical body takes microseconds.
 const validate = new Ajv({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true }).compile<RawRequest>(CHAT_REQUEST_SCHEMA);
 
 /**
- * A chat body as the gateway's ChatRequest, or a 400 `bad_request` naming the first problem.
- * Only known fields survive, so nothing a client invents is forwarded upstream.
+ * A chat body as the gateway's ChatRequest, or a 400 `bad_request` naming the first problem and,
+ * in `param`, the field at fault. Only known fields survive, so nothing a client invents is
+ * forwarded upstream, and a null optional field is left out, so everything downstream (the cache
+ * key, the redelivery fingerprint, the adapters) sees one form of each request.
  */
 export function parseChatRequest(body: unknown): ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new GatewayError('request.invalid_body', 'the body must be a JSON object');
   const messages = (body as { messages?: unknown }).messages;
   if (Array.isArray(messages) && messages.length > MAX_MESSAGES) {
-    throw new GatewayError('chat.too_many_messages', `too many messages: ${messages.length} exceeds maximum of ${MAX_MESSAGES}`);
+    throw fieldError('chat.too_many_messages', 'messages', `too many messages: ${messages.length} exceeds maximum of ${MAX_MESSAGES}`);
   }
   const tooDeep = nestingBeyond(body, MAX_NESTING_DEPTH);
-  if (tooDeep !== null) throw new GatewayError('request.nesting_too_deep', `${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_NESTING_DEPTH} levels`);
-  if (!validate(body)) throw new GatewayError('request.invalid_body', describe(firstError(validate.errors ?? [])));
+  if (tooDeep !== null) throw fieldError('request.nesting_too_deep', tooDeep, `${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_NESTING_DEPTH} levels`);
+  if (!validate(body)) throw invalidBody(firstError(validate.errors ?? []));
   const raw = body;
-  raw.messages.forEach(checkMessage);
-  if (!raw.messages.some(saysSomething)) throw new GatewayError('chat.blank_conversation', 'the conversation is blank: at least one message must carry text, an image, a tool call or a tool result');
-  if (raw.max_tokens !== undefined && raw.max_completion_tokens !== undefined && raw.max_tokens !== raw.max_completion_tokens) {
-    throw new GatewayError('chat.max_tokens_conflict', 'max_tokens and max_completion_tokens disagree; send one of them');
+  if (raw.max_tokens != null && raw.max_completion_tokens != null && raw.max_tokens !== raw.max_completion_tokens) {
+    throw fieldError('chat.max_tokens_conflict', 'max_tokens', 'max_tokens and max_completion_tokens disagree; send one of them');
   }
-  return pickKnown(raw);
+  const request = withoutNulls(raw);
+  request.messages.forEach(checkMessage);
+  if (!request.messages.some(saysSomething)) {
+    throw fieldError('chat.blank_conversation', 'messages', 'the conversation is blank: at least one message must carry text, an image, a tool call or a tool result');
+  }
+  return request;
 }
 
 function checkMessage(message: ChatMessage, index: number): void {
   if (message.tool_calls !== undefined && message.role !== 'assistant') {
-    throw new GatewayError('chat.invalid_tool_message', `messages[${index}].tool_calls is allowed only on assistant messages`);
+    throw fieldError('chat.invalid_tool_message', `messages[${index}].tool_calls`, `messages[${index}].tool_calls is allowed only on assistant messages`);
   }
   if (message.role === 'tool' && message.tool_call_id === undefined) {
-    throw new GatewayError('chat.invalid_tool_message', `messages[${index}].tool_call_id is required on tool messages`);
+    throw fieldError('chat.invalid_tool_message', `messages[${index}].tool_call_id`, `messages[${index}].tool_call_id is required on tool messages`);
   }
 }
 
@@ -50,22 +61,34 @@ function saysSomething(message: ChatMessage): boolean {
   return (message.content ?? []).some((part) => part.type !== 'text' || part.text.trim() !== '');
 }
 
-function pickKnown(raw: RawRequest): ChatRequest {
+/** The known fields of a valid body, each null one left out (an absent or null `content` reads as the empty string, spec 2.2). */
+function withoutNulls(raw: RawRequest): ChatRequest {
   const request: ChatRequest = {
     model: raw.model,
     messages: raw.messages.map(({ role, content, name, tool_calls, tool_call_id }) => {
       const message: ChatMessage = { role, content: content ?? '' };
-      if (name !== undefined) message.name = name;
-      if (tool_calls !== undefined) message.tool_calls = tool_calls;
-      if (tool_call_id !== undefined) message.tool_call_id = tool_call_id;
+      if (name != null) message.name = name;
+      if (tool_calls != null) message.tool_calls = tool_calls;
+      if (tool_call_id != null) message.tool_call_id = tool_call_id;
       return message;
     }),
   };
   const maxTokens = raw.max_tokens ?? raw.max_completion_tokens;
-  if (maxTokens !== undefined) request.max_tokens = maxTokens;
-  for (const key of ['stream', 'tools', 'tool_choice', ...OPTIONAL_PARAMETERS] as const) if (raw[key] !== undefined) (request as unknown as Record<string, unknown>)[key] = raw[key];
+  if (maxTokens != null) request.max_tokens = maxTokens;
+  if (raw.tools != null) request.tools = raw.tools.map(withoutNullFields);
+  for (const key of ['stream', 'tool_choice', ...OPTIONAL_PARAMETERS] as const) if (raw[key] != null) (request as unknown as Record<string, unknown>)[key] = raw[key];
   if (raw.stream_options) request.stream_options = { include_usage: raw.stream_options.include_usage === true };
   return request;
+}
+
+/** A tool whose `function` leaves out its null fields (the rest of the tool goes as sent). */
+function withoutNullFields(tool: RawTool): FunctionTool {
+  const { name, description, parameters, strict, ...rest } = tool.function;
+  const declared: FunctionTool['function'] = { ...rest, name };
+  if (description != null) declared.description = description;
+  if (parameters != null) declared.parameters = parameters;
+  if (strict != null) declared.strict = strict;
+  return { ...tool, function: declared };
 }
 
 /** A union's own error (with its description) rather than the first of its branches' errors. */
@@ -73,9 +96,9 @@ function firstError(errors: readonly ErrorObject[]): ErrorObject | undefined {
   return errors.find((error) => error.keyword === 'anyOf') ?? errors[0];
 }
 
-/** `messages[0].role must be one of: system, user, ...` from an Ajv error. */
-function describe(error: ErrorObject | undefined): string {
-  if (!error) return 'invalid request body';
+/** The 400 for an Ajv error: `messages[0].role must be one of: system, user, ...`, with `messages[0].role` as its `param`. */
+function invalidBody(error: ErrorObject | undefined): GatewayError {
+  if (!error) return new GatewayError('request.invalid_body', 'invalid request body');
   const path = error.instancePath
     .split('/')
     .slice(1)
@@ -86,16 +109,22 @@ function describe(error: ErrorObject | undefined): string {
   switch (error.keyword) {
     case 'required': {
       const field = String(error.params.missingProperty);
-      return `${path ? `${path}.${field}` : field} is required`;
+      const param = path ? `${path}.${field}` : field;
+      return fieldError('request.invalid_body', param, `${param} is required`);
     }
     case 'type':
-      return `${subject} must be ${String(error.params.type).split(',').join(' or ')}`;
+      return atPath(path, `${subject} must be ${String(error.params.type).split(',').join(' or ')}`);
     case 'enum':
-      return `${subject} must be one of: ${(error.params.allowedValues as unknown[]).join(', ')}`;
+      return atPath(path, `${subject} ${description ?? `must be one of: ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`}`);
     case 'const':
     case 'anyOf':
-      return `${subject} ${description ?? `must be ${JSON.stringify(error.params.allowedValue)}`}`;
+      return atPath(path, `${subject} ${description ?? `must be ${JSON.stringify(error.params.allowedValue)}`}`);
     default:
-      return `${subject} ${error.message ?? 'is invalid'}`;
+      return atPath(path, `${subject} ${error.message ?? 'is invalid'}`);
   }
+}
+
+/** The body itself at fault (an empty path) names no field. */
+function atPath(path: string, message: string): GatewayError {
+  return path ? fieldError('request.invalid_body', path, message) : new GatewayError('request.invalid_body', message);
 }

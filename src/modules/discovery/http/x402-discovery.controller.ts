@@ -6,6 +6,7 @@ import { CHAT_PATH } from '../../chat/application/chat-completions';
 import { CHAT_DISCOVERY } from '../../chat/domain/chat-discovery';
 import { EscrowDeposits } from '../../payments/application/escrow-deposits';
 import { PaymentChallenges } from '../../payments/application/payment-challenges';
+import { ServiceOffers } from '../../tools/application/service-offers';
 import { ServiceRegistry } from '../../tools/application/service-registry';
 import { TOKEN_PRICE_SERVICE, WEB_SEARCH_SERVICE, type ServiceEntry } from '../../tools/domain/service-entry';
 import { withFee } from '../../tools/domain/service-price';
@@ -23,7 +24,8 @@ const TOOL_IO: Readonly<Record<string, { schema: object; example: { input: unkno
  * without reading anything else: the method and path, the schemes, the network, the asset, the
  * recipient, how the price is set (a flat amount, or per token with the fee: the exact amount is
  * the 402's), the input schema with an example, and an output example. The chat entry's input and
- * output are its 402's `extensions.bazaar`.
+ * output are its 402's `extensions.bazaar`. Only what answers is listed: a tool whose upstream is
+ * not configured would answer 503.
  */
 @Controller('.well-known')
 export class X402DiscoveryController {
@@ -31,6 +33,7 @@ export class X402DiscoveryController {
     private readonly challenges: PaymentChallenges,
     private readonly deposits: EscrowDeposits,
     private readonly registry: ServiceRegistry,
+    private readonly offers: ServiceOffers,
   ) {}
 
   @Get('x402')
@@ -55,8 +58,9 @@ export class X402DiscoveryController {
     return { x402Version: 2, resources };
   }
 
+  /** What cannot be bought now (a tool whose upstream is not configured, an unpriced entry) is left out. */
   private toolResource(entry: ServiceEntry, exact: { scheme: string; network: string; asset: string; payTo: string }): Array<Record<string, unknown>> {
-    if (entry.priceAtomic === null || entry.priceAtomic === 0n) return [];
+    if (entry.priceAtomic === null || entry.priceAtomic === 0n || !this.offers.available(entry)) return [];
     const cost = withFee(entry.priceAtomic);
     const price = { kind: 'flat', amount: cost.total.toString(), currency: 'USDC', providerCost: formatUsdc(cost.providerCost), platformFee: formatUsdc(cost.platformFee), feePercent: FEE_PERCENT };
     const tool = entry.internal ? TOOL_IO[entry.id] : undefined;

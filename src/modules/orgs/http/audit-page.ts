@@ -1,5 +1,5 @@
 import { ParseIntPipe } from '@nestjs/common';
-import { GatewayError } from '../../../errors/gateway-error';
+import { fieldError, type GatewayError } from '../../../errors/gateway-error';
 import { MAX_AUDIT_PAGE } from '../application/org-directory';
 
 /** `?page=` of an audit (this org's, or the operator's): 50 entries a page, from 1. */
@@ -15,5 +15,5 @@ export function checkedAuditPage(page: number): number {
 }
 
 function badPage(): GatewayError {
-  return new GatewayError('request.invalid_query', `page must be a whole number from 1 to ${MAX_AUDIT_PAGE}`);
+  return fieldError('request.invalid_query', 'page', `page must be a whole number from 1 to ${MAX_AUDIT_PAGE}`);
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, ParseIntPipe, Put, Query, Req } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { GatewayError } from '../../../errors/gateway-error';
+import { fieldError, type GatewayError } from '../../../errors/gateway-error';
 import { EnterpriseAuth } from '../../../http/enterprise-auth.guard';
 import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { ApiErrors } from '../../../http/openapi/api-errors';
@@ -54,5 +54,5 @@ export class WalletsController {
 }
 
 function badDays(): GatewayError {
-  return new GatewayError('request.invalid_query', `days must be a whole number from ${STATS_DAYS.min} to ${STATS_DAYS.max}`);
+  return fieldError('request.invalid_query', 'days', `days must be a whole number from ${STATS_DAYS.min} to ${STATS_DAYS.max}`);
 }

@@ -42,7 +42,10 @@ export class Catalog {
   private readonly byId: ReadonlyMap<string, CatalogModel>;
 
   constructor(
+    /** `YYYY-MM-DD`, then optionally `.<n>` for a second version that day. */
     readonly version: string,
+    /** The version's date in Unix seconds (00:00 UTC): what OpenAI's model object calls `created`. */
+    readonly released: number,
     readonly models: readonly CatalogModel[],
     private readonly aliases: ReadonlyMap<string, CatalogModel>,
     private readonly profiles: ReadonlyMap<string, { profile: Profile; table: ProfileTable }>,

@@ -12,5 +12,19 @@ export function resolveModelName(catalog: Catalog, name: string): ResolvedName {
   if (model) return { kind: 'model', model };
   const profile = catalog.profile(name);
   if (profile) return { kind: 'profile', ...profile };
-  throw new GatewayError('chat.model_not_found', `model not found: ${name.length > 200 ? `${name.slice(0, 200)}...` : name}`);
+  throw modelNotFound(name);
+}
+
+/**
+ * The catalog entry an id or an alias names (GET /v1/models/{model}): a profile is no model, so it
+ * is not found there, as anything else.
+ */
+export function catalogEntry(catalog: Catalog, name: string): CatalogModel {
+  const model = catalog.model(name) ?? catalog.alias(name);
+  if (!model) throw modelNotFound(name);
+  return model;
+}
+
+function modelNotFound(name: string): GatewayError {
+  return new GatewayError('chat.model_not_found', `model not found: ${name.length > 200 ? `${name.slice(0, 200)}...` : name}`);
 }

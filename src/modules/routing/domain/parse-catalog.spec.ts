@@ -69,4 +69,17 @@ describe('a malformed catalog', () => {
     expect(fails((f) => (f.profiles.free.Medium = ['openai/gpt-4o']))).toBe('profiles.free.Medium: the free profile may hold only zero-priced models');
     expect(fails((f) => (f.profiles.eco.Simple = []))).toBe('profiles.eco.Simple: must NOT have fewer than 1 items');
   });
+
+  it('refuses a version that is not a real date, with or without its number of the day', () => {
+    for (const version of ['x', '2026-02-31', '2026-11-23.beta', '23-11-2026']) {
+      expect(fails((f) => (f.version = version))).toBe(`version: ${version} must be a date, YYYY-MM-DD, optionally followed by .<n>`);
+    }
+  });
+});
+
+describe("the catalog version's date", () => {
+  it("is every model's created time, in Unix seconds of the day's start (UTC)", () => {
+    expect(parseCatalog(defaultCatalog).released).toBe(Date.UTC(2026, 10, 23) / 1000);
+    expect(parseCatalog({ ...copy(), version: '2027-01-05' }).released).toBe(Date.UTC(2027, 0, 5) / 1000);
+  });
 });

@@ -15,6 +15,7 @@ const validateShape = new Ajv({ allErrors: false, strict: true }).compile<Catalo
 export function parseCatalog(raw: unknown): Catalog {
   if (!validateShape(raw)) throw new CatalogError(describe(raw, (validateShape.errors ?? [])[0]));
   const file = raw;
+  const released = releaseDate(file.version);
 
   const models = new Map<string, CatalogModel>();
   file.models.forEach((entry, index) => {
@@ -76,7 +77,16 @@ export function parseCatalog(raw: unknown): Catalog {
     profiles.set(name, profiles.get(profile as Profile) as { profile: Profile; table: ProfileTable });
   }
 
-  return new Catalog(file.version, [...models.values()], aliases, profiles);
+  return new Catalog(file.version, released, [...models.values()], aliases, profiles);
+}
+
+/** The Unix seconds of the version's date (`2026-11-23` or `2026-11-23.1`), which must be a real day. */
+function releaseDate(version: string): number {
+  const date = /^(\d{4}-\d{2}-\d{2})(\.\d+)?$/.exec(version)?.[1];
+  const ms = date === undefined ? Number.NaN : Date.parse(`${date}T00:00:00Z`);
+  // Date.parse rolls 2026-02-31 over into March: a day that does not come back as written is not one.
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== date) throw new CatalogError(`version: ${version} must be a date, YYYY-MM-DD, optionally followed by .<n>`);
+  return ms / 1000;
 }
 
 /** One line naming the entry: `models[3] (openai/gpt-4o): input_per_million must match ...`. */

@@ -1,9 +1,11 @@
 import { BOOLEAN, INTEGER, NUMBER, object, STRING, type JsonSchema } from '../../../http/openapi/wire-schemas';
 
-/** GET /v1/models (spec 2.6) and GET /pricing, for the OpenAPI document. */
-const MODEL: JsonSchema = object({
+/** GET /v1/models (spec 2.6), GET /v1/models/{model} and GET /pricing, for the OpenAPI document. */
+export const MODEL: JsonSchema = object({
   id: { type: 'string', description: 'the value to pass as `model`' },
   object: { const: 'model' },
+  created: { type: 'integer', description: "OpenAI's field: the catalog version's date, in Unix seconds" },
+  owned_by: { type: 'string', description: "OpenAI's field: the provider" },
   provider: STRING,
   display_name: STRING,
   context_window: INTEGER,

@@ -28,6 +28,16 @@ export class ServiceOffers extends PaidServices {
     logger.setContext(ServiceOffers.name);
   }
 
+  /**
+   * Whether a registry entry answers now, as the discovery documents say: a tool the gateway
+   * serves while it would sell it (priced, its upstream configured); an external service that
+   * takes its own x402, or that is priced for the proxy.
+   */
+  available(entry: ServiceEntry): boolean {
+    if (entry.internal) return 'price' in toolTerms(entry.id, entry, this.search.configured);
+    return entry.x402Enabled || isPriced(entry);
+  }
+
   async offer(service: PricedService): Promise<ServiceOffer> {
     if (service.kind === 'tool') return { cost: withFee(this.toolPrice(service.id)), serving: null };
     const entry = await this.proxied(service.id);
@@ -39,7 +49,7 @@ export class ServiceOffers extends PaidServices {
     const entry = await this.registry.find(id);
     if (!entry || entry.internal) throw new GatewayError('services.not_found', `no external service ${id} is registered`);
     if (entry.x402Enabled) throw new GatewayError('services.not_proxied', `service ${id} takes x402 payments itself: pay it directly at ${entry.endpoint}`);
-    if (entry.priceAtomic === null || entry.priceAtomic === 0n) throw new GatewayError('services.not_priced', `service ${id} has no price, so the gateway cannot sell calls to it`);
+    if (!isPriced(entry)) throw new GatewayError('services.not_priced', `service ${id} has no price, so the gateway cannot sell calls to it`);
     return { ...entry, priceAtomic: entry.priceAtomic };
   }
 
@@ -54,11 +64,21 @@ export class ServiceOffers extends PaidServices {
     }
   }
 
-  /** A price of zero sells nothing: a zero-amount payment proves no one paid. */
   private toolPrice(id: string): bigint {
-    const entry = this.registry.internal(id);
-    if (!entry || entry.priceAtomic === null || entry.priceAtomic === 0n) throw new GatewayError('tools.not_configured', `the ${id} tool is not configured (no priced registry entry)`);
-    if (id === WEB_SEARCH_SERVICE && !this.search.configured) throw new GatewayError('tools.not_configured', 'the web-search tool is not configured (no search API key)');
-    return entry.priceAtomic;
+    const terms = toolTerms(id, this.registry.internal(id), this.search.configured);
+    if ('off' in terms) throw new GatewayError('tools.not_configured', terms.off);
+    return terms.price;
   }
+}
+
+/** A price of zero sells nothing: a zero-amount payment proves no one paid. */
+function isPriced(entry: ServiceEntry): entry is ServiceEntry & { priceAtomic: bigint } {
+  return entry.priceAtomic !== null && entry.priceAtomic !== 0n;
+}
+
+/** The tool `id`'s price while it is on, or why it is off (its registry entry missing or unpriced, or search without its key). */
+function toolTerms(id: string, entry: ServiceEntry | null, searchConfigured: boolean): { price: bigint } | { off: string } {
+  if (!entry || !isPriced(entry)) return { off: `the ${id} tool is not configured (no priced registry entry)` };
+  if (id === WEB_SEARCH_SERVICE && !searchConfigured) return { off: 'the web-search tool is not configured (no search API key)' };
+  return { price: entry.priceAtomic };
 }

@@ -4,16 +4,18 @@ import { parsePriceInput, parseSearchInput } from './tool-requests';
 
 const MINT = bs58.encode(Buffer.alloc(32, 7));
 
-function refusal(parse: () => unknown): string {
+function refused(parse: () => unknown): GatewayError {
   try {
     parse();
   } catch (err) {
     expect(err).toBeInstanceOf(GatewayError);
     expect((err as GatewayError).code).toBe('request.invalid_body');
-    return (err as GatewayError).message;
+    return err as GatewayError;
   }
   throw new Error('expected a refusal');
 }
+
+const refusal = (parse: () => unknown): string => refused(parse).message;
 
 describe('the tool request bodies', () => {
   it('search: trims the query, clamps max_results to 1..20, leaves it out when absent or null', () => {
@@ -39,5 +41,14 @@ describe('the tool request bodies', () => {
     expect(refusal(() => parsePriceInput({ mints: [MINT, 'x'.repeat(10_000)] }))).toBe('mints[1] must be a base58 address of 32 bytes');
     expect(refusal(() => parsePriceInput({ mints: [42] }))).toBe('mints[0] must be a base58 address of 32 bytes');
     expect(refusal(() => parsePriceInput({ mints: Array(51).fill(MINT) }))).toBe('mints must hold at most 50 addresses (got 51)');
+  });
+
+  it('names the field at fault in param, none when the body itself is', () => {
+    expect(refused(() => parseSearchInput({ query: 7 })).param).toBe('query');
+    expect(refused(() => parseSearchInput({ query: 'q', max_results: 'many' })).param).toBe('max_results');
+    expect(refused(() => parseSearchInput({ query: 'q', extra: 1 })).param).toBe('extra');
+    expect(refused(() => parsePriceInput({ mints: [MINT, 'nope'] })).param).toBe('mints[1]');
+    expect(refused(() => parsePriceInput({ mints: [] })).param).toBe('mints');
+    expect(refused(() => parsePriceInput([])).param).toBeNull();
   });
 });

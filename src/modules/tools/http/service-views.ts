@@ -1,8 +1,8 @@
 import type { ServiceEntry } from '../domain/service-entry';
 import { priceUsdc } from '../domain/service-price';
 
-/** Spec 2.7's wire form of an entry. */
-export function serviceView(entry: ServiceEntry) {
+/** Spec 2.7's wire form of an entry, with whether it answers now (ServiceOffers.available). */
+export function serviceView(entry: ServiceEntry, available: boolean) {
   return {
     id: entry.id,
     name: entry.name,
@@ -15,5 +15,6 @@ export function serviceView(entry: ServiceEntry) {
     chains: ['solana'],
     source: entry.source,
     price_per_request_usdc: priceUsdc(entry.priceAtomic),
+    available,
   };
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiQuery } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { GatewayError } from '../../../errors/gateway-error';
+import { fieldError, GatewayError } from '../../../errors/gateway-error';
 import { AdminOnly } from '../../../http/admin.guard';
 import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { ApiErrors } from '../../../http/openapi/api-errors';
@@ -9,6 +9,7 @@ import type { PaidRequestParts } from '../../payments/http/paid-call';
 import { PaidInput, PaidRoute, PaidServing } from '../../payments/http/paid-route.decorator';
 import type { PinnedTarget } from '../ports/service-caller';
 import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
+import { ServiceOffers } from '../application/service-offers';
 import { ServiceProxy } from '../application/service-proxy';
 import { ServiceRegistry } from '../application/service-registry';
 import { SERVICE_ID } from '../domain/service-entry';
@@ -39,6 +40,7 @@ export class ServicesController {
   constructor(
     private readonly registry: ServiceRegistry,
     private readonly proxy: ServiceProxy,
+    private readonly offers: ServiceOffers,
   ) {}
 
   @Get()
@@ -48,9 +50,9 @@ export class ServicesController {
   @ApiAnswer(200, 'the registry, sorted by id', SERVICE_LIST)
   @ApiErrors('request.invalid_query', 'services.storage_unavailable')
   async list(@Query('category') category: unknown, @Query('internal') internal: unknown) {
-    if (category !== undefined && (typeof category !== 'string' || category.length > 64)) throw badQuery('category must be one string of at most 64 characters');
-    if (internal !== undefined && internal !== 'true' && internal !== 'false') throw badQuery('internal must be true or false');
-    const data = (await this.registry.list({ category, internal: internal === undefined ? undefined : internal === 'true' })).map(serviceView);
+    if (category !== undefined && (typeof category !== 'string' || category.length > 64)) throw fieldError('request.invalid_query', 'category', 'category must be one string of at most 64 characters');
+    if (internal !== undefined && internal !== 'true' && internal !== 'false') throw fieldError('request.invalid_query', 'internal', 'internal must be true or false');
+    const data = (await this.registry.list({ category, internal: internal === undefined ? undefined : internal === 'true' })).map((entry) => serviceView(entry, this.offers.available(entry)));
     return { object: 'list', data, total: data.length };
   }
 
@@ -63,7 +65,7 @@ export class ServicesController {
   async register(@Body() body: ServiceRegistrationDto) {
     const priceAtomic = parseServicePrice(body.price_per_request_usdc ?? null) ?? null;
     if (!body.x402_enabled && (priceAtomic === null || priceAtomic === 0n)) {
-      throw new GatewayError('request.invalid_body', 'price_per_request_usdc above 0 is required when x402_enabled is false: the gateway sells calls to the service');
+      throw fieldError('request.invalid_body', 'price_per_request_usdc', 'price_per_request_usdc above 0 is required when x402_enabled is false: the gateway sells calls to the service');
     }
     const entry = await this.registry.register({
       id: body.id,
@@ -75,7 +77,7 @@ export class ServicesController {
       pricing: body.pricing ?? pricingLabel(priceAtomic),
       priceAtomic,
     });
-    return serviceView(entry);
+    return serviceView(entry, this.offers.available(entry));
   }
 
   @Post(':id/proxy')
@@ -103,11 +105,7 @@ export class ServicesController {
 
 function proxyInput({ body, rawBody, params }: PaidRequestParts): ProxyInput {
   const { id } = params;
-  if (!SERVICE_ID.test(id)) throw new GatewayError('request.invalid_path', 'service id must be 1 to 64 characters of [a-z0-9-]');
+  if (!SERVICE_ID.test(id)) throw fieldError('request.invalid_path', 'id', 'service id must be 1 to 64 characters of [a-z0-9-]');
   if (typeof body !== 'object' || body === null || rawBody === undefined) throw new GatewayError('request.invalid_body', 'the body must be a JSON object or array');
   return { id, body: rawBody };
-}
-
-function badQuery(message: string): GatewayError {
-  return new GatewayError('request.invalid_query', message);
 }

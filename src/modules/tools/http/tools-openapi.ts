@@ -32,6 +32,7 @@ export const SERVICE_ENTRY: JsonSchema = object({
   chains: { type: 'array', items: { const: 'solana' } },
   source: { enum: ['config', 'api'] },
   price_per_request_usdc: { type: ['number', 'null'], description: 'flat price before the fee' },
+  available: { type: 'boolean', description: 'false while the gateway would not answer it (a tool whose upstream is not configured, or that is unpriced)' },
 });
 
 export const SERVICE_LIST = listOf(SERVICE_ENTRY);
