@@ -8,7 +8,7 @@
 export const MAX_DOUBLING_RATIO = 3;
 
 export interface Doubling {
-  /** The size measured: the one asked for, or larger when that was too quick to time. */
+  /** The smaller size measured: the one asked for, or twice it when that pair failed. */
   size: number;
   smallMs: number;
   largeMs: number;
@@ -17,25 +17,31 @@ export interface Doubling {
 
 /** Below this the clock and the scheduler, not the work, set the ratio. */
 const FLOOR_MS = 0.5;
-/** Work quicker than this at the asked size is measured at up to 8 times the size instead: a collection pause would otherwise set the ratio. */
+/** Work quicker than this once is timed over repeated runs: a collection pause would otherwise set the ratio. */
 const STEADY_MS = 20;
 
 /**
  * `prepare(size)` builds the input (untimed) and returns the work on it; the work runs `runs`
- * times per size, after one warm-up run, and the best of `attempts` ratios is kept. A ratio that
- * fails is measured once more a size up: V8's cost can step once at some size (blank lines cost
- * 3.4 times as much at 1 M characters as at 512 K, then 2.3 times per doubling), which fails one
- * pair of sizes but not the next, while quadratic work fails every pair.
+ * times per size, after one warm-up run, and the best of `attempts` ratios is kept. Quick work is
+ * repeated to STEADY_MS rather than measured at larger sizes: inputs of tens of megabytes cross the
+ * CPU's cache sizes, where even a linear scan slows per byte (a code-point count measured 3.2
+ * between 8 M and 16 M characters, and 2.0 between 512 K and 1 M). A ratio that fails is measured
+ * once more a size up: V8's cost can step once at some size (blank lines cost 3.4 times as much at
+ * 1 M characters as at 512 K, then 2.3 times per doubling), which fails one pair of sizes but not
+ * the next, while quadratic work fails every pair.
  */
 export function doublingRatio(prepare: (size: number) => () => unknown, asked: number, options: { runs?: number; attempts?: number } = {}): Doubling {
-  let size = asked;
-  let small = prepare(size);
-  while (fastestMs(small, 1) < STEADY_MS && size < 8 * asked) {
-    size *= 2;
-    small = prepare(size);
-  }
-  const first = bestRatio(small, prepare(2 * size), size, options);
-  return first.ratio < MAX_DOUBLING_RATIO ? first : bestRatio(prepare(2 * size), prepare(4 * size), 2 * size, options);
+  const small = prepare(asked);
+  small();
+  const repetitions = Math.min(10_000, Math.max(1, Math.ceil(STEADY_MS / Math.max(fastestMs(small, 1), 0.001))));
+  const timed = (size: number): (() => void) => {
+    const work = prepare(size);
+    return () => {
+      for (let repetition = 0; repetition < repetitions; repetition++) work();
+    };
+  };
+  const first = bestRatio(timed(asked), timed(2 * asked), asked, options);
+  return first.ratio < MAX_DOUBLING_RATIO ? first : bestRatio(timed(2 * asked), timed(4 * asked), 2 * asked, options);
 }
 
 function bestRatio(small: () => unknown, large: () => unknown, size: number, { runs = 3, attempts = 3 }: { runs?: number; attempts?: number }): Doubling {
