@@ -1,6 +1,7 @@
 import type { RunningGateway } from '../../../src/gateway';
 import { startTestGateway, TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
 import { chatBody, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
+import { userMessage } from '../../support/a2a-client';
 import { requestFrom } from '../../support/raw-http';
 import { fundedPayer } from '../../support/settlement-probes';
 
@@ -43,6 +44,31 @@ describe('the open edge: the unpaid budget in body bytes (row 4)', () => {
       // No free provider is configured here: each free request still counts before it is refused further on.
       for (let i = 0; i < 3; i++) await post('127.0.0.5', gateway, bodyOf(400_000, 'free'));
       expect((await post('127.0.0.5', gateway, bodyOf(400_000))).status).toBe(429);
+    });
+  });
+
+  describe('A2A payment attempts', () => {
+    let gateway: RunningGateway;
+    beforeAll(async () => {
+      gateway = await startTestGateway({ GW_UNPAID_BODY_BYTES_PER_MIN: '400000' });
+    });
+    afterAll(() => gateway.close());
+
+    const a2a = (from: string, params: unknown) =>
+      requestFrom(from, `${gateway.url}/a2a`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'message/send', params }) });
+
+    it("count the task's stored text, which each attempt plans and guards again, beside their own bytes", async () => {
+      // 99,000 characters, about 165 KB: the quote and one attempt fit in 400 KB, a second attempt does not.
+      const text = 'aя中ب1 '.repeat(16_500).slice(0, 99_000);
+      const quoted = await a2a('127.0.0.7', userMessage(text, { model: 'openai/gpt-4o-mini' }));
+      const taskId = (JSON.parse(quoted.body) as { result: { id: string } }).result.id;
+      const attempt = () => a2a('127.0.0.7', userMessage('pay', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': { junk: true } }, taskId));
+      const first = await attempt();
+      expect(first.status).toBe(200);
+      expect(JSON.parse(first.body)).toMatchObject({ error: { code: expect.any(Number) } });
+      const second = await attempt();
+      expect(second.status).toBe(429);
+      expect(JSON.parse(second.body)).toMatchObject({ error: { code: 'rate_limit.exceeded' } });
     });
   });
 

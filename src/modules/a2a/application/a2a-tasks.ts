@@ -134,8 +134,10 @@ export class A2ATasks {
   private async pay(task: A2ATaskRecord, payload: unknown, caller: A2ACaller): Promise<TaskView> {
     refuseUnless(task.state, 'payment-submitted');
     const header = submittedPayment(payload);
-    // The attempt is counted before the planner and the guard run over the stored text (docs/decisions.md, "Limits before the work").
-    const attempt = await this.prepaid.admit(header, caller.clientAddress, caller.bodyBytes);
+    // The attempt is counted before the planner and the guard run over the stored text (docs/decisions.md, "Limits before the work"),
+    // and that text counts in the unpaid budget beside the message: each attempt reads it again.
+    const workBytes = caller.bodyBytes + Buffer.byteLength(task.request.text);
+    const attempt = await this.prepaid.admit(header, caller.clientAddress, workBytes);
     if (attempt === null) throw new Error('a submitted payment is always counted as an attempt');
     const plan = this.plan(task.request);
     const verdict = this.guard.inspect([task.request.text]);
@@ -165,7 +167,7 @@ export class A2ATasks {
             model: plan.candidates[0].model.id,
             onBroadcast: caller.suspendTimeout,
             noteReceipt: caller.noteReceipt,
-            bodyBytes: caller.bodyBytes,
+            bodyBytes: workBytes,
           },
           plan.candidates[0].model.id,
           'exact-or-escrow',
