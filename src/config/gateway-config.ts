@@ -1,6 +1,7 @@
 import type { ProviderName } from '../modules/providers/domain/provider-name';
 import type { Catalog } from '../modules/routing/domain/catalog';
 import type { ServiceEntry } from '../modules/tools/domain/service-entry';
+import type { Network } from '../../libs/x402';
 import type { Secret } from './secret';
 
 export type GatewayEnv = 'development' | 'production';
@@ -65,7 +66,7 @@ export interface SponsorshipConfig {
 export interface SolanaConfig {
   rpcUrl: string;
   /** CAIP-2 id advertised in 402 challenges and required in payments. */
-  network: string;
+  network: Network;
   usdcMint: string;
   recipientWallet: string;
   /** 64-byte secret keys, primary first. */

@@ -7,6 +7,7 @@ import { DEFAULT_SOL_PRICE_ATOMIC, escrowMinimumAtomic } from '../modules/paymen
 import { PROVIDER_NAMES, type ProviderName } from '../modules/providers/domain/provider-name';
 import type { Catalog } from '../modules/routing/domain/catalog';
 import { CatalogError, parseCatalog } from '../modules/routing/domain/parse-catalog';
+import { isNetwork, type Network } from '../../libs/x402';
 import { ConfigError, EnvReader } from './env-reader';
 import type { GatewayConfig, GatewayEnv, LogFormat, LogLevel, ProviderEndpoint, StorageConfig } from './gateway-config';
 import { ensureLocalRecipientWallet } from './local-recipient-wallet';
@@ -209,10 +210,10 @@ function readCatalog(read: EnvReader): Catalog {
   }
 }
 
-function readNetwork(read: EnvReader): string {
+function readNetwork(read: EnvReader): Network {
   const value = read.raw('GW_SOLANA_NETWORK');
   if (value === undefined) return SOLANA_MAINNET_NETWORK;
-  if (!/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/.test(value)) {
+  if (!/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/.test(value) || !isNetwork(value)) {
     throw new ConfigError(`GW_SOLANA_NETWORK must be a CAIP-2 id like ${SOLANA_MAINNET_NETWORK} (got "${value}")`);
   }
   return value;

@@ -98,7 +98,12 @@ export const ERROR_CODES = {
   'payment.blockhash_expired': { type: 'invalid_payment', meaning: 'the transaction blockhash has expired' },
   'payment.blockhash_short_lived': { type: 'invalid_payment', meaning: 'the transaction blockhash has less life left than GW_MIN_BLOCKHASH_LIFE_SECS' },
   'payment.expired_before_answer': { type: 'invalid_payment', meaning: 'the blockhash was about to expire before the answer began; nothing was charged' },
-  'payment.unconfirmed': { type: 'invalid_payment', meaning: 'the transaction could not be confirmed on chain' },
+  'payment.unconfirmed': { type: 'invalid_payment', meaning: 'the transfer was sent and not confirmed in the window: resend the same payment (answered once it lands), never a new one' },
+  'payment.deposit_unconfirmed': {
+    type: 'invalid_payment',
+    meaning: 'the escrow deposit was sent and not confirmed in the window; it will never be claimed (the agent refunds it at expiry), so a new deposit may be sent',
+  },
+  'payment.chain_unreachable': { type: 'invalid_payment', meaning: 'the Solana network did not answer while the payment was checked; nothing was moved: resend it shortly' },
   'payment.insufficient_funds': { type: 'invalid_payment', meaning: 'the payer has too little USDC on chain for the payment' },
   'payment.fee_not_sponsored': { type: 'invalid_payment', meaning: 'the gateway does not sponsor this network fee; the payer must pay it' },
   'payment.replay_store_full': { type: 'service_unavailable', meaning: 'too many payments are in flight on this instance' },

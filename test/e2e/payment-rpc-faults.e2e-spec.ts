@@ -272,6 +272,23 @@ describe('paid requests while the chain RPC is slow, flaky or silent: charged ex
     expect(answeredCount(requests)).toBe(requests.length);
   }, 70_000);
 
+  it('down while a payment is checked: 402 payment.chain_unreachable with no x402 header (no verdict on the payment), nothing moved; the same payment is served once the chain answers', async () => {
+    const gw = await startGateway();
+    providers();
+    const [request] = await prepare(gw, [{ stream: false, layout: 'client-paid', cut: false }]);
+    proxy.mode({ kind: 'fail' });
+    const refused = await postChat(gw, request.body, { 'payment-signature': request.payment });
+    proxy.mode({ kind: 'pass' });
+    expect(refused.status).toBe(402);
+    expect(await refused.json()).toMatchObject({ error: { type: 'invalid_payment', code: 'payment.chain_unreachable' } });
+    expect(refused.headers.get('payment-required')).toBeNull();
+    expect(refused.headers.get('payment-response')).toBeNull();
+    expect(world.localnet.usdcBalance(request.payer.publicKey)).toBe(request.payerBefore);
+    const served = await postChat(gw, request.body, { 'payment-signature': request.payment });
+    expect(served.status).toBe(200);
+    expect(world.localnet.usdcBalance(request.payer.publicKey)).toBe(request.payerBefore - request.quote);
+  }, 30_000);
+
   it('flaky: every third RPC call fails (503); nothing is charged without an answer, nothing answered goes uncharged', async () => {
     const run = await startRun();
     const { gw, requests } = run;

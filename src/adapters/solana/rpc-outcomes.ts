@@ -10,9 +10,17 @@ export const ALREADY_PROCESSED = /AlreadyProcessed|already been processed/i;
 // How nodes word a fee payer that cannot pay for the transaction.
 const FEE_PAYER_FAULTS = /insufficient funds for fee|InsufficientFundsForFee|AccountNotFound|Attempt to debit an account but found no record of a prior credit/i;
 
-/** The node refusing to simulate the transaction (a bad signature, a malformed message) is a verdict on it: a failed outcome. Null for any other error, the RPC's. */
+// How nodes word their own trouble in a JSON-RPC error answer (-32005 unhealthy or behind, -32016, -32603, a provider's rate limit): nothing said of the transaction.
+const NODE_TROUBLE = /node is (unhealthy|behind)|minimum context slot|internal error|too many requests|rate limit/i;
+
+/**
+ * The node refusing to simulate the transaction (a bad signature, a malformed message) is a verdict
+ * on it: a failed outcome. Null for any other error, the RPC's, among them an error answer in which
+ * the node speaks of its own trouble.
+ */
 export function refusedSimulation(err: unknown): SimulationOutcome | null {
-  return err instanceof Error && err.message.startsWith(SIMULATION_REFUSED) ? { ok: false, reason: 'failed', detail: err.message } : null;
+  if (!(err instanceof Error) || !err.message.startsWith(SIMULATION_REFUSED) || NODE_TROUBLE.test(err.message)) return null;
+  return { ok: false, reason: 'failed', detail: err.message };
 }
 
 /** A simulation that ended with `err`: `fundsError` says the caller recognised the payer's lack of funds in it; logs that say so count too. */

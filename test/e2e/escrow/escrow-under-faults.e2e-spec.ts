@@ -1,5 +1,6 @@
 import { Keypair, LAMPORTS_PER_SOL, VersionedTransaction } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { decodePaymentResponseHeader } from '../../../libs/x402';
 import type { RunningGateway } from '../../../src/gateway';
 import { a2aCall, userMessage, type A2ATaskBody } from '../../support/a2a-client';
 import { TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
@@ -86,8 +87,8 @@ describe('escrow under faults', () => {
     return { ...signed, amount: quoted };
   };
 
-  const receipt = async (gateway: RunningGateway, path: string): Promise<EscrowReceiptBody & { delivery: string | null }> =>
-    (await (await fetch(`${gateway.url}${path}`)).json()) as EscrowReceiptBody & { delivery: string | null };
+  const receipt = async (gateway: RunningGateway, path: string): Promise<EscrowReceiptBody & { delivery: string | null; transaction_signature: string }> =>
+    (await (await fetch(`${gateway.url}${path}`)).json()) as EscrowReceiptBody & { delivery: string | null; transaction_signature: string };
   const finalReceipt = (gateway: RunningGateway, path: string) =>
     pollUntil(
       () => receipt(gateway, path),
@@ -110,6 +111,32 @@ describe('escrow under faults', () => {
     for (const key of keys) claimSends.set(key.toBase58(), (claimSends.get(key.toBase58()) ?? 0) + 1);
     return true;
   };
+
+  it('a deposit the node takes and does not land within the window: 402 payment.deposit_unconfirmed naming the deposit as a terminal failure, nothing served or claimed; a new deposit is served', async () => {
+    const gateway = await start();
+    const agent = newAgent();
+    const body = chatBody();
+    const { header } = await deposit(gateway, body, agent);
+    proxy.mode({ kind: 'accept-late' });
+    const res = await postChat(gateway, body, { 'payment-signature': header });
+    proxy.mode({ kind: 'pass' });
+
+    expect(res.status).toBe(402);
+    expect(((await res.json()) as ErrorBody).error.code).toBe('payment.deposit_unconfirmed');
+    expect(world.upstreams.openai.requests).toHaveLength(0);
+    const path = res.headers.get('x-gw-receipt') as string;
+    const given = await receipt(gateway, path);
+    expect(given).toMatchObject({ status: 'not_charged', amount_charged_atomic: '0' });
+    // Given up and never claimed, so signing a new deposit is safe: the terminal reason, naming the deposit.
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response') as string)).toEqual({
+      success: false,
+      errorReason: 'post_settlement_transfer_not_confirmed',
+      transaction: given.transaction_signature,
+      network: expect.stringMatching(/^solana:/),
+    });
+    const again = await deposit(gateway, body, agent);
+    expect((await postChat(gateway, body, { 'payment-signature': again.header })).status).toBe(200);
+  }, 30_000);
 
   describe('F5: until its first content an escrow call is bounded like an exact one', () => {
     const timedOut = async (stream: boolean) => {

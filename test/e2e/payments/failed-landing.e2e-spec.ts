@@ -1,5 +1,6 @@
 import { Connection, MessageV0, SystemProgram, VersionedTransaction, type Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { decodePaymentResponseHeader } from '../../../libs/x402';
 import type { RunningGateway } from '../../../src/gateway';
 import { a2aCall, a2aPaymentPayload, userMessage, type A2ATaskBody } from '../../support/a2a-client';
 import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader } from '../../support/paid-gateway';
@@ -194,7 +195,15 @@ describe('a paid call whose transfer does not land as it should', () => {
       expect(path).toMatch(/^\/v1\/receipts\//);
       // The generation went on (its answer is kept for a resend), but nothing of it was delivered.
       expect((await world.upstreams.openai.ended(0)).aborted).toBe(false);
-      expect(await fetchReceipt(gateway, path)).toMatchObject({ status: 'pending', delivery: 'client_disconnected' });
+      const pending = await fetchReceipt(gateway, path);
+      expect(pending).toMatchObject({ status: 'pending', delivery: 'client_disconnected' });
+      // An x402 client is told the transfer is sent and pending (resend the same payment), never that it failed: a new one could pay twice.
+      expect(decodePaymentResponseHeader(res.headers.get('payment-response') as string)).toEqual({
+        success: false,
+        errorReason: 'settlement_pending',
+        transaction: pending.transaction_signature,
+        network: expect.stringMatching(/^solana:/),
+      });
 
       // The nonce moved on, so the transfer can never land: the reconciler fails the receipt, and nothing moved.
       const failed = await receiptWhen(gateway, path, (receipt) => receipt.status !== 'pending', 8_000);
@@ -257,6 +266,29 @@ describe('a paid call whose transfer does not land as it should', () => {
       expect(changeSince(world, payer, before)).toEqual({ payer: 0n, recipient: 0n, feePayerLamports: 0n, landed: 0 });
     });
   });
+
+  it("an A2A task served while its transfer is unconfirmed: its receipt has no SettleResponse fields (x402 has no 'pending'), and the transfer that never lands charges nothing", async () => {
+    const { world, proxy } = suite;
+    const gateway = await start({ GW_SETTLEMENT_CONFIRM_SECS: '1', GW_RECONCILE_INTERVAL_SECS: '1' });
+    const quoted = (await a2aCall(gateway, 'message/send', userMessage('Say hello', { model: PAID_MODEL, max_tokens: 50 }))).body.result as A2ATaskBody;
+    const required = quoted.status.message?.metadata?.['x402.payment.required'] as Parameters<typeof a2aPaymentPayload>[1];
+    const payer = fundedPayer(world);
+    const payload = a2aPaymentPayload(world, required, { payer });
+    const before = snapshot(world, payer);
+    // The node takes the transfer and never lands it.
+    proxy.mode({ kind: 'accept-late', when: () => true });
+
+    const task = (await a2aCall(gateway, 'message/send', userMessage('Say hello', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload }, quoted.id))).body
+      .result as A2ATaskBody;
+
+    expect(task.status.state).toBe('completed');
+    const receipts = task.status.message?.metadata?.['x402.payment.receipts'] as Array<Record<string, unknown>>;
+    expect(receipts).toEqual([{ tx_signature: expect.any(String), receipt: expect.stringMatching(/^\/v1\/receipts\//) }]);
+    world.localnet.expireBlockhash();
+    const receipt = await receiptWhen(gateway, receipts[0].receipt as string, (r) => r.status !== 'pending', 20_000);
+    expect(receipt).toMatchObject({ status: 'failed', amount_charged_atomic: '0' });
+    expect(changeSince(world, payer, before)).toMatchObject({ payer: 0n, recipient: 0n, landed: 0 });
+  }, 40_000);
 });
 
 /** Whether a body carries any of the answer's words, as JSON or as events. */

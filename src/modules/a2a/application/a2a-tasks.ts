@@ -13,10 +13,9 @@ import { candidatesWithin, quoteOf, type ChatPlan, type PricedCandidate } from '
 import type { ChatRequest } from '../../chat/domain/chat-request';
 import { PromptGuard } from '../../chat/domain/prompt-guard';
 import { EscrowDeposits } from '../../payments/application/escrow-deposits';
-import type { PaidPayment } from '../../payments/application/paid-payment';
 import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
 import { PaymentChallenges } from '../../payments/application/payment-challenges';
-import { PrepaidPayments } from '../../payments/application/prepaid-payments';
+import { PrepaidPayments, type Prepaid } from '../../payments/application/prepaid-payments';
 import type { StageTiming } from '../../ops/domain/stage-timing';
 import type { ChatCompletion } from '../../providers/domain/chat-completion';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
@@ -151,10 +150,10 @@ export class A2ATasks {
       // Persisted before any funds move: a crash from here on leaves a task that refuses a second payment.
       // It lives at least as long as the lock, so the serve cannot outlast its record.
       const working = await this.move(current, 'payment-submitted', {}, Math.max(this.config.a2a.taskTtlMs, this.lockMs()));
-      let payment: PaidPayment;
+      let prepaid: Prepaid;
       try {
         const cost = quoteOf(plan);
-        const prepaid = await this.prepaid.settle(
+        prepaid = await this.prepaid.settle(
           header,
           attempt,
           {
@@ -172,20 +171,19 @@ export class A2ATasks {
           plan.candidates[0].model.id,
           'exact-or-escrow',
         );
-        payment = prepaid.payment;
       } catch (err) {
         // Refused before any funds moved: the task waits for a corrected payment.
         await this.move(working, 'settlement-failed-before-funds', {});
         throw paymentFailed(err);
       }
-      return taskView(await this.serve(working, plan, payment, caller));
+      return taskView(await this.serve(working, plan, prepaid, caller));
     } finally {
       await this.locks.release(task.id, token);
     }
   }
 
   /** The provider, bounded by GW_A2A_SERVE_SECS; the payment is collected, so a failure ends the task `failed` with its receipts. */
-  private async serve(task: A2ATaskRecord, plan: ChatPlan, payment: PaidPayment, caller: A2ACaller): Promise<A2ATaskRecord> {
+  private async serve(task: A2ATaskRecord, plan: ChatPlan, { payment, settlement }: Prepaid, caller: A2ACaller): Promise<A2ATaskRecord> {
     const receipts = [{ tx_signature: payment.transactionSignature, ...(payment.receiptPath ? { receipt: payment.receiptPath } : {}) }];
     const candidates = candidatesWithin(plan, payment.amountPaid);
     let answered: { completion: ChatCompletion; candidate: PricedCandidate };
@@ -219,9 +217,10 @@ export class A2ATasks {
       }),
     );
     const output = completion.choices.map((choice) => choice.message.content ?? '').join('\n');
-    // A delivered task's receipt reads as x402's SettleResponse too, for clients that expect one.
-    const settled = receipts.map((receipt) => ({ ...receipt, success: true as const, transaction: payment.transactionSignature, network: this.config.solana.network }));
-    return this.settle(task, 'provider-delivered', { receipts: settled, output });
+    // A delivered task's receipt reads as x402's SettleResponse too, once its payment confirmed: x402 has no "pending" (the receipt says it).
+    const proven =
+      settlement.status === 'settled' ? receipts.map((receipt) => ({ ...receipt, success: true as const, transaction: payment.transactionSignature, network: this.config.solana.network })) : receipts;
+    return this.settle(task, 'provider-delivered', { receipts: proven, output });
   }
 
   /**
@@ -298,6 +297,6 @@ function refuseUnless(state: TaskState, trigger: TaskTrigger): void {
 function paymentFailed(err: unknown): unknown {
   if (err instanceof A2AError || !(err instanceof GatewayError)) return err;
   // A node's refusal of the transaction at broadcast (settlement_failed) is deterministic: the same payment fails again.
-  const retryable = err.type === 'rate_limit_exceeded' || err.type === 'service_unavailable' || err.code === 'payment.unconfirmed';
+  const retryable = err.type === 'rate_limit_exceeded' || err.type === 'service_unavailable' || err.code === 'payment.unconfirmed' || err.code === 'payment.chain_unreachable';
   return new A2AError(A2A_ERRORS.paymentFailed, err.message, { reason: err.code, retryable });
 }

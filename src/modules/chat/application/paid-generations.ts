@@ -8,6 +8,7 @@ import { AppLogger } from '../../../logging/app-logger';
 import { SpendLog } from '../../billing/ports/spend-log';
 import type { PaidPayment } from '../../payments/application/paid-payment';
 import { paymentErrors } from '../../payments/domain/payment-errors';
+import { failedSettlementHeader } from '../../payments/domain/x402-refusal';
 import { PaymentChain } from '../../payments/ports/payment-chain';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import type { PricedCandidate } from '../domain/chat-plan';
@@ -122,8 +123,8 @@ export class PaidGenerations implements BeforeApplicationShutdown {
   private async landedOrThrow(landing: KeptAnswer['landing']): Promise<void> {
     if (landing === null) return;
     const status = await this.chain.status(landing.signature).catch(() => 'absent' as const);
-    if (status === 'failed') throw paymentErrors.reverted();
-    if (status !== 'confirmed' && landing.required) throw paymentErrors.unconfirmed();
+    const refused = status === 'failed' ? paymentErrors.reverted() : status !== 'confirmed' && landing.required ? paymentErrors.unconfirmed() : null;
+    if (refused) throw new GatewayError(refused.code, refused.message, failedSettlementHeader(refused.code, landing.signature, this.config.solana.network));
   }
 
   private async conclude(call: PaidCall, generation: PaidGeneration, start: PaidStart): Promise<void> {

@@ -7,6 +7,7 @@ import { AppLogger } from '../../../logging/app-logger';
 import { expiryWindow, type ExpiryWindow } from '../domain/escrow-window';
 import { PaymentRejection } from '../domain/exact-payment';
 import { paymentErrors } from '../domain/payment-errors';
+import { failedSettlementHeader } from '../domain/x402-refusal';
 import { pendingReceipt, type Receipt, type ReceiptOutcome } from '../domain/receipt';
 import { BudgetReservations } from '../ports/budget-reservations';
 import { EscrowChain, type VerifiedDeposit } from '../ports/escrow-chain';
@@ -165,7 +166,7 @@ export class EscrowDeposits {
       [slot, exists, simulation] = await Promise.all([this.paymentChain.slot(), chain.escrowExists(deposit.escrow), chain.simulateDeposit(deposit.prepared.signedTransaction)]);
     } catch (err) {
       this.logger.warn({ err }, 'solana rpc unavailable while checking an escrow deposit');
-      throw paymentErrors.unconfirmed();
+      throw paymentErrors.chainUnreachable();
     }
     const window = expiryWindow(slot, this.config.http.streamMaxMs);
     if (deposit.expirySlot < window.minSlot || deposit.expirySlot > window.maxSlot) throw paymentErrors.escrowExpiry(deposit.expirySlot, window.minSlot, window.maxSlot);
@@ -189,7 +190,8 @@ export class EscrowDeposits {
         if (await deps.receipts.complete(receipt.id, outcome)) await this.budgets.follow(receipt.id, outcome.status).catch(() => undefined);
       });
       if (releaseReplay) await this.replay.release(deposit.replayKey);
-      throw new GatewayError(error.code, error.message, { ...error.headers, 'X-Gw-Receipt': path });
+      // The deposit was sent: its failed settlement names it, for an x402 client.
+      throw new GatewayError(error.code, error.message, { ...error.headers, 'X-Gw-Receipt': path, ...failedSettlementHeader(error.code, deposit.signature, deps.network) });
     };
     await deps.receipts.recordBroadcast(receipt.id, { broadcastAt: new Date(), signedTransaction: deposit.prepared.signedTransaction, transactionSignature: deposit.signature });
     const sent = await this.paymentChain.send(deposit.prepared);
@@ -207,7 +209,7 @@ export class EscrowDeposits {
       );
     }
     this.logger.warn({ signature: deposit.signature, receipt: receipt.id }, 'escrow deposit not confirmed in the window; not served, never claimed');
-    return giveUp({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null }, false, paymentErrors.unconfirmed());
+    return giveUp({ status: 'not_charged', amountChargedAtomic: 0n, settledAt: null }, false, paymentErrors.depositUnconfirmed());
   }
 
   private receiptOf(deposit: VerifiedDeposit, payload: PaymentPayload, context: PaymentContext, terms: EscrowTerms): Receipt {

@@ -262,7 +262,7 @@ export class ExactPayments {
     } catch (err) {
       if (err instanceof GatewayError) throw err;
       this.logger.warn({ err }, 'solana rpc unavailable while checking a payment');
-      throw paymentErrors.unconfirmed();
+      throw paymentErrors.chainUnreachable();
     }
   }
 

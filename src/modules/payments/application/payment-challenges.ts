@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { encodePaymentRequiredHeader, encodePaymentResponseHeader, isNetwork, toHeaderForm, type PaymentRequiredBody } from '../../../../libs/x402';
+import { encodePaymentRequiredHeader, toHeaderForm, type PaymentRequiredBody } from '../../../../libs/x402';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import type { ChatCost } from '../../billing/domain/chat-cost';
 import { paymentRequired, type EscrowOffer, type PaymentTerms } from '../domain/payment-offer';
-import { x402Refusal } from '../domain/x402-refusal';
+import { failedSettlementHeader, x402Refusal } from '../domain/x402-refusal';
 import { FeeSponsorship } from './fee-sponsorship';
 
 /** A 402 challenge: the snake_case body and the base64 camelCase `PAYMENT-REQUIRED` header. */
@@ -23,7 +23,6 @@ export class PaymentChallenges {
     private readonly sponsorship: FeeSponsorship,
   ) {
     const { network, usdcMint, recipientWallet } = config.solana;
-    if (!isNetwork(network)) throw new Error(`not a CAIP-2 network: ${network}`);
     this.terms = { network, asset: usdcMint, payTo: recipientWallet };
   }
 
@@ -51,7 +50,7 @@ export class PaymentChallenges {
               toHeaderForm(paymentRequired({ url: path, method: 'POST' }, cost, this.terms), { feePayer: this.sponsorship.feePayerFor(cost.total) ?? undefined, error: refusal.reason }),
             ),
           }
-        : { 'PAYMENT-RESPONSE': encodePaymentResponseHeader({ success: false, errorReason: refusal.reason, transaction, network: this.terms.network }) };
+        : failedSettlementHeader(err.code, transaction, this.terms.network);
     return new GatewayError(err.code, err.message, { ...err.headers, ...header }, { cause: err.cause });
   }
 }

@@ -35,7 +35,12 @@ export const paymentErrors = {
   replayed: (replayKey: string) => new PaymentReplayed(replayKey),
   unverifiable: () => new GatewayError('payment.unverifiable', PAYMENT_VERIFICATION_FAILED),
   expired: () => new GatewayError('payment.blockhash_expired', 'payment transaction blockhash has expired; sign a new payment and retry'),
-  unconfirmed: () => new GatewayError('payment.unconfirmed', 'Payment transaction could not be confirmed. Please retry.'),
+  unconfirmed: () => new GatewayError('payment.unconfirmed', 'Payment transaction could not be confirmed. Please retry with the same payment: it was sent and may still land.'),
+  depositUnconfirmed: () =>
+    new GatewayError('payment.deposit_unconfirmed', 'the escrow deposit could not be confirmed in time; it will never be claimed: refund it at expiry, and send a new deposit to retry'),
+  /** Not a verdict on the payment: nothing was sent, so the same payment (or a new one) may be tried again. */
+  chainUnreachable: () =>
+    new GatewayError('payment.chain_unreachable', 'Payment transaction could not be confirmed. Please retry: the Solana network did not answer while the payment was checked, and nothing was moved.'),
   unfunded: () => new GatewayError('payment.insufficient_funds', 'payer has insufficient funds on chain for this payment'),
   shortLived: (lifeSecs: number, minimumSecs: number) =>
     new GatewayError(

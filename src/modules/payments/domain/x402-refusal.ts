@@ -1,3 +1,4 @@
+import { encodePaymentResponseHeader, type Network } from '../../../../libs/x402';
 import type { ErrorCode } from '../../../errors/error-codes';
 
 /**
@@ -5,7 +6,8 @@ import type { ErrorCode } from '../../../errors/error-codes';
  * refusal comes with a fresh `PAYMENT-REQUIRED` whose `error` names the reason, a settlement failure
  * with a `PAYMENT-RESPONSE` of `success: false` (the official `@x402/core` server's behaviour). The
  * reasons are the ones `@x402/svm` names (docs/decisions.md, "x402 headers on refusals"). Codes not
- * listed (the 400 mismatches of spec 7, budgets, limits) carry no x402 header.
+ * listed (the 400 mismatches of spec 7, budgets, limits, a chain that did not answer) carry no x402
+ * header: they are no verdict on the payment.
  */
 export type X402Refusal = { kind: 'verification' | 'settlement'; reason: string };
 
@@ -26,11 +28,21 @@ const REFUSALS: Partial<Record<ErrorCode, X402Refusal>> = {
   'payment.insufficient_funds': { kind: 'verification', reason: SIMULATION_FAILED },
   // @x402/svm 2.27.0's exact facilitator spells it so (docs/decisions.md, "x402 headers on refusals").
   'payment.fee_not_sponsored': { kind: 'verification', reason: 'invalid_exact_svm_fee_payer_not_managed_by_facilitator' },
-  'payment.unconfirmed': { kind: 'settlement', reason: 'post_settlement_transfer_not_confirmed' },
+  // Sent and not confirmed: x402's non-terminal reason, whose client resends the same payment and never signs a second.
+  'payment.unconfirmed': { kind: 'settlement', reason: 'settlement_pending' },
+  // Sent, not confirmed, and given up (never claimed): terminal, so a new deposit is safe.
+  'payment.deposit_unconfirmed': { kind: 'settlement', reason: 'post_settlement_transfer_not_confirmed' },
   'payment.settlement_failed': { kind: 'settlement', reason: SIMULATION_FAILED },
   'payment.settlement_reverted': { kind: 'settlement', reason: 'invalid_exact_svm_transaction_failed' },
 };
 
 export function x402Refusal(code: ErrorCode): X402Refusal | null {
   return REFUSALS[code] ?? null;
+}
+
+/** The `PAYMENT-RESPONSE` of a failed settlement of `transaction` (empty when none was sent), when `code` is one; else nothing. */
+export function failedSettlementHeader(code: ErrorCode, transaction: string, network: Network): Record<string, string> {
+  const refusal = x402Refusal(code);
+  if (refusal?.kind !== 'settlement') return {};
+  return { 'PAYMENT-RESPONSE': encodePaymentResponseHeader({ success: false, errorReason: refusal.reason, transaction, network }) };
 }

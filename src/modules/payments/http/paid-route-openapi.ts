@@ -32,7 +32,10 @@ export function ApiPaid(...more: ErrorCode[]): MethodDecorator {
           description: "the challenge in x402 camelCase, base64 JSON (exact entries only): on a quote, and on a refused payment with error naming @x402/svm's reason",
           schema: { type: 'string' },
         },
-        'PAYMENT-RESPONSE': { description: 'on a settlement that failed (payment.unconfirmed, payment.settlement_reverted): success false and its errorReason', schema: { type: 'string' } },
+        'PAYMENT-RESPONSE': {
+          description: 'on a settlement that failed or is still pending (payment.settlement_reverted, payment.unconfirmed: settlement_pending): success false and its errorReason',
+          schema: { type: 'string' },
+        },
       },
       content: { 'application/json': { schema: { oneOf: [ref('PaymentRequired'), ref('Error')] } } },
     }),
