@@ -56,21 +56,28 @@ export class OpenAiConformance {
   }
 
   private async check(path: string, res: Response): Promise<void> {
-    const text = await res.text();
-    if (path.endsWith('/chat/completions')) {
-      if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return this.hold('CreateChatCompletionResponse', JSON.parse(text));
-      for (const block of text.split('\n\n')) {
-        if (block.startsWith('data: ') && block !== 'data: [DONE]') this.hold('CreateChatCompletionStreamResponse', JSON.parse(block.slice('data: '.length)));
-      }
-    } else if (path.endsWith('/models')) {
-      for (const model of (JSON.parse(text) as { data: unknown[] }).data) this.hold('Model', model);
-    } else if (path.includes('/models/')) {
-      this.hold('Model', JSON.parse(text));
+    for (const [schema, value] of openAiObjectsIn(path, res.headers.get('content-type') ?? '', await res.text())) {
+      this.checked[schema] += 1;
+      this.found.push(...openAiProblems(schema, value));
     }
   }
+}
 
-  private hold(schema: OpenAiSchema, value: unknown): void {
-    this.checked[schema] += 1;
-    this.found.push(...openAiProblems(schema, value));
+/**
+ * The objects of a successful answer on `path` that OpenAI's schemas describe: a JSON chat
+ * completion, each chunk of a chat stream (not its error event, which OpenAI's stream has no schema
+ * for), each model of the list, a model alone.
+ */
+export function openAiObjectsIn(path: string, contentType: string, text: string): Array<[OpenAiSchema, unknown]> {
+  if (path.endsWith('/chat/completions')) {
+    if (!contentType.startsWith('text/event-stream')) return [['CreateChatCompletionResponse', JSON.parse(text)]];
+    const chunks = text
+      .split('\n\n')
+      .filter((block) => block.startsWith('data: ') && block !== 'data: [DONE]')
+      .map((block) => JSON.parse(block.slice('data: '.length)) as Record<string, unknown>);
+    return chunks.filter((chunk) => !('error' in chunk)).map((chunk) => ['CreateChatCompletionStreamResponse', chunk]);
   }
+  if (path.endsWith('/models')) return (JSON.parse(text) as { data: unknown[] }).data.map((model) => ['Model', model]);
+  if (path.includes('/models/')) return [['Model', JSON.parse(text)]];
+  return [];
 }

@@ -4,6 +4,7 @@ import { ModulesContainer } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { RunningGateway } from '../../src/gateway';
 import { OpenApiDocument } from '../../src/http/openapi/openapi-document';
+import { openAiObjectsIn, openAiProblems } from './openai-schemas';
 
 /** One request and the response the gateway wrote for it. */
 export interface Exchange {
@@ -52,9 +53,9 @@ export function checkExchanges(gateway: RunningGateway, problems: Set<string>): 
     const keep = (chunk: unknown, encoding?: unknown): void => {
       if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
       const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-      // Only a JSON body is checked against a schema; of any other, its presence is enough.
-      const json = String(res.getHeader('content-type') ?? '').startsWith('application/json');
-      if (!json) chunks.splice(0, chunks.length, buffer.subarray(0, 1));
+      // Only a JSON body or an event stream is checked against a schema; of any other, its presence is enough.
+      const type = String(res.getHeader('content-type') ?? '');
+      if (!type.startsWith('application/json') && !type.startsWith('text/event-stream')) chunks.splice(0, chunks.length, buffer.subarray(0, 1));
       else if (kept + buffer.length > KEPT_BODY_BYTES) truncated = true;
       else chunks.push(buffer);
       kept += buffer.length;
@@ -68,6 +69,7 @@ export function checkExchanges(gateway: RunningGateway, problems: Set<string>): 
       try {
         document ??= documentOf(gateway);
         for (const problem of conformanceProblems(document, exchange)) problems.add(problem);
+        for (const problem of openAiAnswerProblems(exchange)) problems.add(problem);
       } catch (err) {
         problems.add(`${exchange.method} ${exchange.path}: the check failed: ${String(err)}`);
       }
@@ -148,6 +150,23 @@ export function conformanceProblems(document: OpenAPIObject, exchange: Exchange)
   }
   if (!validate(body)) problems.push(`${where}: body off its schema: ${JSON.stringify(validate.errors?.slice(0, 3))} in ${bodyText.slice(0, 400)}`);
   return problems;
+}
+
+/** What OpenAI's own schemas refuse in a successful answer the gateway wrote on an OpenAI route: the official clients parse these. */
+function openAiAnswerProblems({ method, path, status, headers, body, truncated }: Exchange): string[] {
+  if (status !== 200 || truncated || body.length === 0) return [];
+  const objects = openAiObjectsIn(path, String(header(headers, 'content-type') ?? ''), body.toString('utf8')).map(([schema, value]) => [schema, withSpecFinishReason(value)] as const);
+  return objects.flatMap(([schema, value]) => openAiProblems(schema, value).map((problem) => `${method} ${path} ${status}: off OpenAI's schema: ${problem}`));
+}
+
+/**
+ * Spec 2.3 lets a JSON answer's `finish_reason` be null (an answer whose provider stopped midway, served as far as it
+ * got), where OpenAI's schema wants one of its reasons: that one field is held to the spec, the rest to OpenAI.
+ */
+function withSpecFinishReason(value: unknown): unknown {
+  const { choices } = value as { choices?: unknown };
+  if (!Array.isArray(choices) || (value as { object?: unknown }).object !== 'chat.completion') return value;
+  return { ...(value as object), choices: choices.map((choice: Record<string, unknown>) => (choice.finish_reason === null ? { ...choice, finish_reason: 'stop' } : choice)) };
 }
 
 /** Throws with every problem found, and forgets them. */
