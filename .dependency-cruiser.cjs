@@ -1,6 +1,7 @@
 /**
  * Layering rules (docs/decisions.md, "Tooling" and "Adapters chosen per technology"), run by
- * `npm run check:layers` inside `npm test`. Domain code is pure TypeScript: no framework, ORM,
+ * `npm run check:layers` (scripts/check-layers.mjs, which also checks cycles between feature
+ * modules) inside `npm test`. Domain code is pure TypeScript: no framework, ORM,
  * chain, cache or HTTP library, and nothing from the adapters or the HTTP edge. Feature modules
  * reach technology only through their ports: the adapters are chosen in src/app.module.ts. Test
  * files are exempt (they may use test tooling and wire adapters by hand).
@@ -44,6 +45,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/adapters/' },
       to: { path: '^src/modules/', pathNot: '^src/modules/[^/]+/(ports|domain)/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Files must not import one another round in a circle: a cycle means neither can be read, tested or moved alone. Cycles between feature modules are checked by scripts/check-layers.mjs.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
     },
     {
       name: 'libs-imports-src',

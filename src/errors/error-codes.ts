@@ -1,4 +1,4 @@
-import type { ErrorType } from './gateway-error';
+import type { ErrorType } from './error-type';
 
 interface ErrorCodeEntry {
   readonly type: ErrorType;

@@ -1,28 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from './error-codes';
-
-/**
- * The spec's error.type values (section 7), plus the edge's own framework errors.
- * Domain and application code throw GatewayError; the HTTP edge maps the type to a status.
- * Pure TypeScript: importable from any domain.
- */
-export type ErrorType =
-  | 'bad_request'
-  | 'unauthorized'
-  | 'invalid_payment'
-  | 'forbidden'
-  | 'conflict'
-  | 'not_found'
-  | 'model_not_found'
-  | 'request_timeout'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'request_header_fields_too_large'
-  | 'rate_limit_exceeded'
-  | 'internal_error'
-  | 'settlement_failed'
-  | 'provider_error'
-  | 'upstream_unavailable'
-  | 'service_unavailable';
+import type { ErrorType } from './error-type';
 
 export interface GatewayErrorOptions extends ErrorOptions {
   /** The request field at fault, as OpenAI's envelope names it in `error.param` (`messages[3].content`, `days`). */

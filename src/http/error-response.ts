@@ -1,7 +1,8 @@
 import { HttpException } from '@nestjs/common';
 import type { Response } from 'express';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes';
-import { GatewayError, type ErrorType } from '../errors/gateway-error';
+import type { ErrorType } from '../errors/error-type';
+import { GatewayError } from '../errors/gateway-error';
 
 export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   bad_request: 400,

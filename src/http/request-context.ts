@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { StageTiming } from '../modules/ops/domain/stage-timing';
+import { StageTiming } from '../core/stage-timing';
 
 /** Why a request's work was cancelled when the client went away first. */
 export class ClientDisconnected extends Error {

@@ -7,6 +7,7 @@ import { BodyLimit, SMALL_BODY_LIMIT } from '../../src/http/body-limits';
 import { formatUsdc } from '../../src/modules/billing/domain/atomic-usdc';
 import { PaymentChallenges } from '../../src/modules/payments/application/payment-challenges';
 import { ExactPayments } from '../../src/modules/payments/application/exact-payments';
+import { PaymentAttempts } from '../../src/modules/payments/application/payment-attempts';
 import { PaymentsModule } from '../../src/modules/payments/payments.module';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
 import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../support/paid-gateway';
@@ -21,6 +22,7 @@ const PRICE = { total: 1_050n, providerCost: 1_000n, platformFee: 50n };
 class SeamController {
   constructor(
     private readonly payments: ExactPayments,
+    private readonly attempts: PaymentAttempts,
     private readonly challenges: PaymentChallenges,
   ) {}
 
@@ -33,7 +35,7 @@ class SeamController {
       res.status(402).setHeader('PAYMENT-REQUIRED', challenge.header);
       return challenge.body;
     }
-    const attempt = await this.payments.countAttempt('127.0.0.1');
+    const attempt = await this.attempts.count('127.0.0.1');
     const payment = await this.payments.accept(header, {
       path: SEAM_PATH,
       quote: PRICE.total,

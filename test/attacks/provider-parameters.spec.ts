@@ -3,7 +3,7 @@ import { anthropicRequestBody } from '../../src/adapters/llm/anthropic/anthropic
 import { OPENAI_COMPATIBLE_DIALECTS } from '../../src/adapters/llm/openai-compatible/dialects';
 import { openAiAdjustments, openAiRequestBody } from '../../src/adapters/llm/openai-compatible/openai-request';
 import { isSent } from '../../src/adapters/llm/shared/parameter-support';
-import type { ChatRequest } from '../../src/modules/chat/domain/chat-request';
+import type { ChatRequest } from '../../src/modules/providers/domain/chat-request';
 import type { UpstreamCall } from '../../src/modules/providers/ports/llm-provider';
 
 /**

@@ -1,7 +1,7 @@
 import type { KeyedEndpoint } from '../../src/adapters/llm/shared/keyed-endpoint';
 import { UpstreamHttp } from '../../src/adapters/llm/shared/upstream-http';
 import { Secret } from '../../src/config/secret';
-import type { ChatRequest } from '../../src/modules/chat/domain/chat-request';
+import type { ChatRequest } from '../../src/modules/providers/domain/chat-request';
 import type { ChatCompletion, ChatCompletionChunk } from '../../src/modules/providers/domain/chat-completion';
 import type { LlmProvider, UpstreamCall } from '../../src/modules/providers/ports/llm-provider';
 import type { Fake, FakeOptions } from '../fakes/fake-server';

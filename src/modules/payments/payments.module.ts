@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { RouteLimitsModule } from '../rate-limits/http/route-limits.module';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ExactPayments } from './application/exact-payments';
+import { PaymentAttempts } from './application/payment-attempts';
 import { PaidRateLimit } from './application/paid-rate-limit';
 import { PaymentChallenges } from './application/payment-challenges';
 import { PaymentMetrics } from './application/payment-metrics';
@@ -24,6 +25,7 @@ import { EscrowClaimFees } from './application/escrow-claim-fees';
   providers: [
     PaymentChallenges,
     ExactPayments,
+    PaymentAttempts,
     PaidRateLimit,
     PaymentMetrics,
     BlockhashTracker,
@@ -36,6 +38,6 @@ import { EscrowClaimFees } from './application/escrow-claim-fees';
     EscrowClaimFees,
     EscrowClaimProcessor,
   ],
-  exports: [PaymentChallenges, ExactPayments, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],
+  exports: [PaymentChallenges, ExactPayments, PaymentAttempts, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],
 })
 export class PaymentsModule {}

@@ -1,5 +1,5 @@
 import type { Tool } from '@anthropic-ai/sdk/resources/messages';
-import type { ChatRequest, OptionalParameter } from '../../../modules/chat/domain/chat-request';
+import type { ChatRequest, OptionalParameter } from '../../../modules/providers/domain/chat-request';
 import { isJsonObject } from '../shared/json-object';
 import { parameterSupport, type ParameterSupport } from '../shared/parameter-support';
 

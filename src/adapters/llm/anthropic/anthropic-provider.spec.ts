@@ -3,7 +3,7 @@ import { llmProviderFailuresContract } from '../../../../test/contracts/llm-prov
 import { startAnthropicFake } from '../../../../test/fakes/anthropic-fake';
 import { adapterOnFake, type AdapterSetup } from '../../../../test/support/adapter-on-fake';
 import { weather } from '../../../../test/support/spec-fakes';
-import type { ChatRequest } from '../../../modules/chat/domain/chat-request';
+import type { ChatRequest } from '../../../modules/providers/domain/chat-request';
 import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 import { AnthropicProvider } from './anthropic-provider';
 import { anthropicChunks } from './anthropic-stream';

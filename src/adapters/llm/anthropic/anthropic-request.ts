@@ -10,7 +10,7 @@ import type {
   ToolResultBlockParam,
   ToolUseBlockParam,
 } from '@anthropic-ai/sdk/resources/messages';
-import { messageText, type ChatMessage, type ChatRequest, type ContentPart, type ToolCall } from '../../../modules/chat/domain/chat-request';
+import { messageText, type ChatMessage, type ChatRequest, type ContentPart, type ToolCall } from '../../../modules/providers/domain/chat-request';
 import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
 import { alternatingTurns, type Turn } from '../shared/alternating-turns';
 import { parseDataUrl } from '../shared/data-url';

@@ -1,5 +1,5 @@
 import type { ThinkingConfig } from '@google/genai';
-import type { ReasoningEffort } from '../../../modules/chat/domain/chat-request';
+import type { ReasoningEffort } from '../../../modules/providers/domain/chat-request';
 import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
 import { parameterSupport, type ParameterSupport } from '../shared/parameter-support';
 

@@ -3,7 +3,7 @@ import { llmProviderFailuresContract } from '../../../../test/contracts/llm-prov
 import { startGeminiFake } from '../../../../test/fakes/gemini-fake';
 import { adapterOnFake, collect, type AdapterSetup } from '../../../../test/support/adapter-on-fake';
 import { weather } from '../../../../test/support/spec-fakes';
-import type { ChatRequest } from '../../../modules/chat/domain/chat-request';
+import type { ChatRequest } from '../../../modules/providers/domain/chat-request';
 import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
 import { GeminiProvider } from './gemini-provider';
 import { geminiCompletion } from './gemini-response';

@@ -1,5 +1,5 @@
 import type { Content, FunctionCallingConfigMode, FunctionDeclaration, GenerationConfig, Part, Tool } from '@google/genai';
-import { messageText, type ChatMessage, type ChatRequest, type ContentPart, type ResponseFormat, type ToolCall } from '../../../modules/chat/domain/chat-request';
+import { messageText, type ChatMessage, type ChatRequest, type ContentPart, type ResponseFormat, type ToolCall } from '../../../modules/providers/domain/chat-request';
 import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
 import { alternatingTurns, type Turn } from '../shared/alternating-turns';
 import { parseDataUrl } from '../shared/data-url';

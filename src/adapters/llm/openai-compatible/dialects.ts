@@ -1,4 +1,4 @@
-import type { OptionalParameter } from '../../../modules/chat/domain/chat-request';
+import type { OptionalParameter } from '../../../modules/providers/domain/chat-request';
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
 import type { UpstreamCall } from '../../../modules/providers/ports/llm-provider';
 import { parameterSupport, type ParameterSupport, type SentSettings } from '../shared/parameter-support';

@@ -1,4 +1,4 @@
-import { messageText, OPTIONAL_PARAMETERS, type ChatMessage } from '../../../modules/chat/domain/chat-request';
+import { messageText, OPTIONAL_PARAMETERS, type ChatMessage } from '../../../modules/providers/domain/chat-request';
 import type { RequestAdjustments, UpstreamCall } from '../../../modules/providers/ports/llm-provider';
 import { sentAdjustments, type SentSettings } from '../shared/parameter-support';
 import type { OpenAiDialect } from './dialects';

@@ -1,4 +1,4 @@
-import { messageText, type ChatMessage, type ContentPart } from '../../../modules/chat/domain/chat-request';
+import { messageText, type ChatMessage, type ContentPart } from '../../../modules/providers/domain/chat-request';
 
 /** Anthropic and Gemini have a system channel, not system and developer roles: these messages go there. */
 export function isSystemMessage(message: ChatMessage): boolean {

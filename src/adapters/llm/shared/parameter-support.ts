@@ -1,4 +1,4 @@
-import { OPTIONAL_PARAMETERS, type ChatRequest, type OptionalParameter } from '../../../modules/chat/domain/chat-request';
+import { OPTIONAL_PARAMETERS, type ChatRequest, type OptionalParameter } from '../../../modules/providers/domain/chat-request';
 import type { RequestAdjustments } from '../../../modules/providers/ports/llm-provider';
 
 /**

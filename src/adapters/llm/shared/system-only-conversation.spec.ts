@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../../modules/chat/domain/chat-request';
+import type { ChatMessage } from '../../../modules/providers/domain/chat-request';
 import { anthropicRequestBody } from '../anthropic/anthropic-request';
 import { geminiRequestBody } from '../google/gemini-request';
 

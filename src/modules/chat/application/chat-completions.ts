@@ -4,7 +4,8 @@ import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import { BackgroundTasks } from '../../../core/background-tasks';
 import { SpendLog } from '../../billing/ports/spend-log';
-import { ExactPayments, type CountedAttempt } from '../../payments/application/exact-payments';
+import { ExactPayments } from '../../payments/application/exact-payments';
+import { PaymentAttempts, type CountedAttempt } from '../../payments/application/payment-attempts';
 import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
 import { PaymentChallenges, type Challenge } from '../../payments/application/payment-challenges';
 import type { PaidPayment } from '../../payments/application/paid-payment';
@@ -23,9 +24,9 @@ import { cacheKey } from '../domain/cache-key';
 import { involvesMarketData } from '../domain/market-data-tools';
 import { candidatesWithin, quoteOf, type ChatPlan, type PricedCandidate } from '../domain/chat-plan';
 import { dispatchTargets } from './dispatch-targets';
-import type { ChatRequest } from '../domain/chat-request';
-import { messageText } from '../domain/chat-request';
-import type { StageTiming } from '../../ops/domain/stage-timing';
+import type { ChatRequest } from '../../providers/domain/chat-request';
+import { messageText } from '../../providers/domain/chat-request';
+import type { StageTiming } from '../../../core/stage-timing';
 import { CHAT_DISCOVERY } from '../domain/chat-discovery';
 import { CompletionAssembler, completionChunks } from '../domain/completion-stream';
 import { requestFingerprint } from '../domain/request-fingerprint';
@@ -109,6 +110,7 @@ export class ChatCompletions {
     private readonly planner: ChatPlanner,
     private readonly challenges: PaymentChallenges,
     private readonly payments: ExactPayments,
+    private readonly attempts: PaymentAttempts,
     private readonly deposits: EscrowDeposits,
     private readonly paidRateLimit: PaidRateLimit,
     private readonly unpaid: UnpaidBudget,
@@ -143,7 +145,7 @@ export class ChatCompletions {
     this.inspect(plan);
     if (caller.paymentHeader === undefined)
       return { kind: 'quote', plan, challenge: this.challenges.challenge(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY, this.deposits.offerFor(quoteOf(plan).total) ?? undefined) };
-    return this.servePaid(plan, caller, caller.paymentHeader, attempt ?? (await this.payments.countAttempt(caller.clientAddress)));
+    return this.servePaid(plan, caller, caller.paymentHeader, attempt ?? (await this.attempts.count(caller.clientAddress)));
   }
 
   /**
@@ -153,7 +155,7 @@ export class ChatCompletions {
    */
   private async admitUnpaid(caller: ChatCaller): Promise<CountedAttempt | null> {
     const { clientAddress } = caller;
-    const attempt = caller.paymentHeader !== undefined ? await this.payments.countAttempt(clientAddress) : null;
+    const attempt = caller.paymentHeader !== undefined ? await this.attempts.count(clientAddress) : null;
     if (attempt === null) await this.paidRateLimit.admitClient(clientAddress);
     await this.unpaid.charge(clientAddress, caller.bodyBytes);
     return attempt;

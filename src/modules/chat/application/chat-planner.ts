@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ModelRouter } from '../../routing/application/model-router';
 import type { Charge } from '../../routing/domain/name-charge';
 import { priceCandidate, routingSignals, type ChatPlan } from '../domain/chat-plan';
-import type { ChatRequest } from '../domain/chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 
 /** Spec 4.1 step 1 and the estimate: which models answer, and what each would cost. */
 @Injectable()

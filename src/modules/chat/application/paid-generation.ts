@@ -1,5 +1,5 @@
 import { GatewayError } from '../../../errors/gateway-error';
-import type { Settlement } from '../../payments/application/accepted-payment';
+import type { Settlement } from '../../payments/application/settlement';
 import type { PaidPayment } from '../../payments/application/paid-payment';
 import { paymentErrors } from '../../payments/domain/payment-errors';
 import type { Delivery } from '../../payments/domain/receipt';

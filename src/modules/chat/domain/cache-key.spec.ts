@@ -1,5 +1,5 @@
 import { cacheKey } from './cache-key';
-import type { ChatRequest } from './chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 
 const request: ChatRequest = { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
 const key = (extra: Partial<ChatRequest>) => cacheKey('openai/gpt-4o', { ...request, ...extra }, 100);

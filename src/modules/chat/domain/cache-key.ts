@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stringify } from 'safe-stable-stringify';
-import type { ChatRequest } from './chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 
 /**
  * The response cache key (spec 1.7): SHA-256 over the resolved model, the messages, tools,

@@ -2,7 +2,7 @@ import { billedCompletionTokens, chatCost, type ChatCost } from '../../billing/d
 import type { CatalogModel, Profile, Tier } from '../../routing/domain/catalog';
 import type { RoutingSignals } from '../../routing/domain/routing-signals';
 import { routingText } from '../../routing/domain/routing-text';
-import { imagePartCount, messageText, type ChatRequest } from './chat-request';
+import { imagePartCount, messageText, type ChatRequest } from '../../providers/domain/chat-request';
 import { estimateInputTokens } from './token-estimate';
 
 /** A model that can answer, with what answering this request would cost on it. */

@@ -1,4 +1,4 @@
-import { CHAT_ROLES, MAX_MESSAGES, REASONING_EFFORTS, SERVICE_TIERS } from './chat-request';
+import { CHAT_ROLES, MAX_MESSAGES, REASONING_EFFORTS, SERVICE_TIERS } from '../../providers/domain/chat-request';
 import { MAX_NESTING_DEPTH } from './json-nesting';
 
 const TEXT_PART = {

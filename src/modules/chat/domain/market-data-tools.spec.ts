@@ -1,4 +1,4 @@
-import type { ChatRequest } from './chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 import { involvesMarketData, isMarketDataTool } from './market-data-tools';
 
 const tool = (name: string) => ({ type: 'function' as const, function: { name, parameters: { type: 'object' } } });

@@ -1,4 +1,4 @@
-import type { ChatRequest } from './chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 
 /**
  * Words that make a tool name a market-data tool (docs/decisions.md, "Market-data tools"): its

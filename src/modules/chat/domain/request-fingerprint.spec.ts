@@ -1,4 +1,4 @@
-import type { ChatRequest } from './chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 import { requestFingerprint } from './request-fingerprint';
 
 const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({ model: 'gpt', messages: [{ role: 'user', content: 'hello' }], max_tokens: 50, ...overrides }) as ChatRequest;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChatRequest } from './chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 
 /**
  * What identifies a resend of the same request for redelivery (docs/decisions.md): the

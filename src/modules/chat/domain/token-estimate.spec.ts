@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describeDoubling, doublingRatio, MAX_DOUBLING_RATIO, repeatTo } from '../../../../test/support/linear-time';
 import { routingSignals } from './chat-plan';
-import type { ChatRequest, FunctionTool } from './chat-request';
+import type { ChatRequest, FunctionTool } from '../../providers/domain/chat-request';
 import { codePointLength, estimateInputTokens, jsonCodePointLength } from './token-estimate';
 
 function deepSchema(depth: number): Record<string, unknown> {

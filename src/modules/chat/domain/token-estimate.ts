@@ -1,4 +1,4 @@
-import type { ChatRequest } from './chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 
 /**
  * Tokens an image part is assumed to cost upstream. Providers bill images by size and detail

@@ -1,6 +1,6 @@
 import Ajv, { type ErrorObject } from 'ajv';
 import { fieldError, GatewayError } from '../../../errors/gateway-error';
-import { MAX_MESSAGES, OPTIONAL_PARAMETERS, type ChatMessage, type ChatRequest, type FunctionTool } from '../domain/chat-request';
+import { MAX_MESSAGES, OPTIONAL_PARAMETERS, type ChatMessage, type ChatRequest, type FunctionTool } from '../../providers/domain/chat-request';
 import { CHAT_REQUEST_SCHEMA } from '../domain/chat-request-schema';
 import { MAX_NESTING_DEPTH, nestingBeyond } from '../domain/json-nesting';
 

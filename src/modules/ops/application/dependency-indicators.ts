@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { FeeSponsorship } from '../../payments/application/fee-sponsorship';
 import { ProviderRegistry } from '../../providers/application/provider-registry';
+import { PROVIDER_NAMES, type ProviderName } from '../../providers/domain/provider-name';
 import type { DependencyState, SponsorshipState } from '../domain/health';
 import { PROBE_TIMEOUT_MS, type DependencyProbe } from '../ports/dependency-probe';
 
@@ -29,9 +30,15 @@ export class DependencyIndicators {
   }
 
   providerCircuits(): HealthIndicatorResult {
-    const states = this.providers.states();
+    const states = Object.fromEntries(PROVIDER_NAMES.map((name) => [name, this.providerState(name)]));
     const session = this.indicators.check('providers');
     return Object.values(states).includes('error') ? session.down({ states }) : session.up({ states });
+  }
+
+  /** A provider is usable with a key and a circuit that is not open. */
+  private providerState(name: ProviderName): DependencyState {
+    const entry = this.providers.get(name);
+    return !entry ? 'not_configured' : entry.breaker.state === 'open' ? 'error' : 'connected';
   }
 
   feePayers(): HealthIndicatorResult {

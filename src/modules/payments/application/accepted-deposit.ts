@@ -9,7 +9,7 @@ import type { VerifiedDeposit } from '../ports/escrow-chain';
 import type { EscrowClaims } from '../ports/escrow-claims';
 import type { ReceiptStore } from '../ports/receipt-store';
 import type { ReplayStore } from '../ports/replay-store';
-import type { Settlement } from './accepted-payment';
+import type { Settlement } from './settlement';
 import type { PaidPayment } from './paid-payment';
 import type { PaymentHold } from './payment-hold';
 import type { PaymentMetrics } from './payment-metrics';

@@ -13,14 +13,7 @@ import type { PaymentHold } from './payment-hold';
 import type { PaidPayment } from './paid-payment';
 import type { PaymentMetrics } from './payment-metrics';
 import type { ReceiptOutbox } from './receipt-outbox';
-
-/** Where a broadcast payment stands once the confirmation window is over. */
-export interface Settlement {
-  /** `pending`: sent but not confirmed in the window; the reconciler finishes the receipt. */
-  status: 'settled' | 'failed' | 'pending';
-  /** The standard x402 `PAYMENT-RESPONSE` header value, once settled. */
-  paymentResponse: string | null;
-}
+import type { Settlement } from './settlement';
 
 export interface PaymentCollaborators {
   chain: PaymentChain;

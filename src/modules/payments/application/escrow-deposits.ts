@@ -17,7 +17,7 @@ import { PaymentAlreadyHeld, ReceiptStore } from '../ports/receipt-store';
 import { REPLAY_TTL_MS, ReplayStore } from '../ports/replay-store';
 import { AcceptedDeposit, type DepositCollaborators } from './accepted-deposit';
 import { EscrowClaimFees } from './escrow-claim-fees';
-import type { PaymentContext } from './exact-payments';
+import type { PaymentContext } from './payment-context';
 import { PaidRateLimit } from './paid-rate-limit';
 import { PaymentChallenges } from './payment-challenges';
 import { PaymentMetrics } from './payment-metrics';

@@ -21,59 +21,17 @@ import { FeeSponsorship } from './fee-sponsorship';
 import type { PaymentHold } from './payment-hold';
 import { EscrowDeposits } from './escrow-deposits';
 import type { PaidPayment } from './paid-payment';
+import type { PaymentContext } from './payment-context';
 import { SourceExposure, type BalanceRead } from './source-exposure';
 
 /** Spec 5.1: the header may hold up to 50 KB. */
 export const MAX_PAYMENT_HEADER_BYTES = 50 * 1024;
 
-/** What the paid request is, as the caller (chat, a tool, A2A) knows it. */
-/** Only ExactPayments.countAttempt can make a CountedAttempt: nothing outside this file can name it. */
-const COUNTED: unique symbol = Symbol('countedAttempt');
-
-/**
- * Proof that a payment-bearing request was counted against its client address's attempt window
- * before any work was spent on it (docs/decisions.md, "Limits before the work"). `accept()` takes
- * no payment without one, so no surface (chat, tools, A2A) can skip the limit.
- */
-export class CountedAttempt {
-  constructor(
-    token: typeof COUNTED,
-    readonly clientAddress: string,
-  ) {
-    if (token !== COUNTED) throw new TypeError('a CountedAttempt comes from ExactPayments.countAttempt');
-  }
-}
-
-export interface PaymentContext {
-  /** The endpoint path the payment must name as its resource. */
-  path: string;
-  /** The quote recomputed from this request, in atomic USDC. */
-  quote: bigint;
-  requestId: string;
-  clientAddress: string;
-  /** The attempt, counted by `countAttempt` for this client address before the caller's own work. */
-  attempt: CountedAttempt;
-  /** The quoted model, for the receipt (null on tools). */
-  model: string | null;
-  /**
-   * How a payer under a budget is treated: its payment reserved against the budget (chat, the
-   * default), or refused with 403 after verification and before the claim, with nothing moved
-   * (the paid tools and A2A, which do not carry budgets; docs/decisions.md, "Budgets").
-   */
-  budgetedPayers?: 'reserve' | 'refuse';
-  /**
-   * Whether a durable-nonce transfer is taken (chat, the default: it holds its answer until the
-   * transfer lands, and keeps it for a resend), or refused (the paid tools and A2A, which serve once
-   * their payment settled and keep no answer for a resend; docs/decisions.md, "Durable nonces").
-   */
-  durableNonces?: 'hold' | 'refuse';
-}
-
 /**
  * The `exact` scheme up to the point of serving (docs/decisions.md, "Order of checks"): header
  * size, decode, resource and `accepted` against the challenge, scheme against payload, the
  * transaction's own checks (the payment-attempt limit per client address was counted before, by
- * `countAttempt`, which every caller must do: `attempt` proves it), replay look-up, the
+ * `PaymentAttempts.count`, which every caller must do: `attempt` proves it), replay look-up, the
  * sponsorship bounds of the payment itself, the paid rate limit (keyed on the wallet whose signature
  * just verified), blockhash life, simulation, the atomic replay claim, the source's exposure, the
  * sponsored fee's window charge, the budget reservation, the pending receipt (the durable claim).
@@ -105,12 +63,6 @@ export class ExactPayments {
     logger.setContext(ExactPayments.name);
     this.collaborators = { chain, replay, receipts, budgets, outbox, metrics, logger, network: challenges.terms.network, confirmMs: config.settlement.confirmMs, blockhashes };
     this.minBlockhashLifeMs = config.settlement.minBlockhashLifeMs;
-  }
-
-  /** The payment-attempt limit per client address: a replay or a redelivery counts too; past it, 429. */
-  async countAttempt(clientAddress: string): Promise<CountedAttempt> {
-    await this.rateLimit.admitAttempt(clientAddress);
-    return new CountedAttempt(COUNTED, clientAddress);
   }
 
   /** An `exact` payment (the paid tools, the proxy): an escrow payload is refused, never downgraded. */

@@ -1,6 +1,6 @@
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { Delivery } from '../domain/receipt';
-import type { Settlement } from './accepted-payment';
+import type { Settlement } from './settlement';
 
 /**
  * A payment accepted for a chat request, whichever its scheme: an `exact` transfer broadcast at

@@ -5,11 +5,12 @@ import { AppLogger } from '../../../logging/app-logger';
 import type { ChatCost } from '../../billing/domain/chat-cost';
 import { SpendLog } from '../../billing/ports/spend-log';
 import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
-import type { StageTiming } from '../../ops/domain/stage-timing';
+import type { StageTiming } from '../../../core/stage-timing';
 import { paymentErrors } from '../domain/payment-errors';
-import type { Settlement } from './accepted-payment';
+import type { Settlement } from './settlement';
 import type { PaidPayment } from './paid-payment';
-import { ExactPayments, type CountedAttempt } from './exact-payments';
+import { ExactPayments } from './exact-payments';
+import { PaymentAttempts, type CountedAttempt } from './payment-attempts';
 import { PaidRateLimit } from './paid-rate-limit';
 import { PaymentChallenges, type Challenge } from './payment-challenges';
 
@@ -50,6 +51,7 @@ export interface Prepaid {
 export class PrepaidPayments {
   constructor(
     private readonly payments: ExactPayments,
+    private readonly attempts: PaymentAttempts,
     private readonly challenges: PaymentChallenges,
     private readonly rateLimit: PaidRateLimit,
     private readonly unpaid: UnpaidBudget,
@@ -67,7 +69,7 @@ export class PrepaidPayments {
    * `settle` once the payment verifies).
    */
   async admit(payment: string | undefined, clientAddress: string, bodyBytes: number): Promise<CountedAttempt | null> {
-    const attempt = payment !== undefined ? await this.payments.countAttempt(clientAddress) : null;
+    const attempt = payment !== undefined ? await this.attempts.count(clientAddress) : null;
     if (attempt === null) await this.rateLimit.admitClient(clientAddress);
     await this.unpaid.charge(clientAddress, bodyBytes);
     return attempt;

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../chat/domain/chat-request';
+import type { ChatRequest } from '../domain/chat-request';
 import type { ChatCompletion, ChatCompletionChunk } from '../domain/chat-completion';
 import type { ProviderName } from '../domain/provider-name';
 

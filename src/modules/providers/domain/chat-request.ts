@@ -1,4 +1,7 @@
-/** The body of POST /v1/chat/completions once validated (spec 2.1, 2.2; OpenAI's chat format). */
+/**
+ * The body of POST /v1/chat/completions once validated (spec 2.1, 2.2; OpenAI's chat format): the
+ * request every provider adapter takes, so it lives beside the providers' port and answer types.
+ */
 
 export const CHAT_ROLES = ['system', 'user', 'assistant', 'tool', 'developer'] as const;
 export type ChatRole = (typeof CHAT_ROLES)[number];
