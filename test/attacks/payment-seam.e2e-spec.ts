@@ -6,7 +6,7 @@ import type { RunningGateway } from '../../src/gateway';
 import { BodyLimit, SMALL_BODY_LIMIT } from '../../src/http/body-limits';
 import { formatUsdc } from '../../src/modules/billing/domain/atomic-usdc';
 import { PaymentChallenges } from '../../src/modules/payments/application/payment-challenges';
-import { ExactPayments } from '../../src/modules/payments/application/exact-payments';
+import { PaymentAcceptance } from '../../src/modules/payments/application/payment-acceptance';
 import { PaymentAttempts } from '../../src/modules/payments/application/payment-attempts';
 import { PaymentsModule } from '../../src/modules/payments/payments.module';
 import { TEST_ADMIN_TOKEN } from '../support/gateway-harness';
@@ -21,7 +21,7 @@ const PRICE = { total: 1_050n, providerCost: 1_000n, platformFee: 50n };
 @Controller()
 class SeamController {
   constructor(
-    private readonly payments: ExactPayments,
+    private readonly payments: PaymentAcceptance,
     private readonly attempts: PaymentAttempts,
     private readonly challenges: PaymentChallenges,
   ) {}
@@ -37,6 +37,8 @@ class SeamController {
     }
     const attempt = await this.attempts.count('127.0.0.1');
     const payment = await this.payments.accept(header, {
+      schemes: ['exact'],
+      exactSettlesAt: 'before_handler',
       path: SEAM_PATH,
       quote: PRICE.total,
       requestId: crypto.randomUUID(),

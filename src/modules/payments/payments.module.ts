@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { RouteLimitsModule } from '../rate-limits/http/route-limits.module';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ExactPayments } from './application/exact-payments';
+import { PaymentAcceptance } from './application/payment-acceptance';
 import { PaymentAttempts } from './application/payment-attempts';
 import { PaidRateLimit } from './application/paid-rate-limit';
 import { PaymentChallenges } from './application/payment-challenges';
@@ -26,6 +27,7 @@ import { EscrowClaimFees } from './application/escrow-claim-fees';
     PaymentChallenges,
     ExactPayments,
     PaymentAttempts,
+    PaymentAcceptance,
     PaidRateLimit,
     PaymentMetrics,
     BlockhashTracker,
@@ -38,6 +40,6 @@ import { EscrowClaimFees } from './application/escrow-claim-fees';
     EscrowClaimFees,
     EscrowClaimProcessor,
   ],
-  exports: [PaymentChallenges, ExactPayments, PaymentAttempts, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],
+  exports: [PaymentChallenges, PaymentAcceptance, PaymentAttempts, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],
 })
 export class PaymentsModule {}

@@ -50,7 +50,7 @@ export interface A2ACaller {
 /**
  * The A2A use cases (spec 3.1, 4.8): `message/send` quotes a new task or pays one, `tasks/get`
  * projects a task by state, `tasks/cancel` cancels one awaiting payment. Payments go through the
- * one payment use case (PrepaidPayments: the same ExactPayments as chat, budgeted payers refused,
+ * one payment use case (PrepaidPayments: the same PaymentAcceptance as chat, budgeted payers refused,
  * settled before serving), in the spec's order: prompt guard, replay, the submitted `accepted`
  * against the stored offer, the task's settlement lock, `working` persisted before any funds
  * move, verify and settle, then the provider with the `max_tokens` that priced the quote.

@@ -4,7 +4,7 @@ import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
 import { BackgroundTasks } from '../../../core/background-tasks';
 import { SpendLog } from '../../billing/ports/spend-log';
-import { ExactPayments } from '../../payments/application/exact-payments';
+import { PaymentAcceptance } from '../../payments/application/payment-acceptance';
 import { PaymentAttempts, type CountedAttempt } from '../../payments/application/payment-attempts';
 import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
 import { PaymentChallenges, type Challenge } from '../../payments/application/payment-challenges';
@@ -109,7 +109,7 @@ export class ChatCompletions {
   constructor(
     private readonly planner: ChatPlanner,
     private readonly challenges: PaymentChallenges,
-    private readonly payments: ExactPayments,
+    private readonly payments: PaymentAcceptance,
     private readonly attempts: PaymentAttempts,
     private readonly deposits: EscrowDeposits,
     private readonly paidRateLimit: PaidRateLimit,
@@ -172,7 +172,9 @@ export class ChatCompletions {
     const verifying = performance.now();
     let payment: PaidPayment;
     try {
-      payment = await this.payments.acceptWithEscrow(header, {
+      payment = await this.payments.accept(header, {
+        schemes: ['exact', 'escrow'],
+        exactSettlesAt: 'at_first_content',
         path: CHAT_PATH,
         quote: quote.total,
         requestId: caller.requestId,

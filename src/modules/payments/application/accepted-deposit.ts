@@ -42,6 +42,7 @@ export interface DepositCollaborators {
  */
 export class AcceptedDeposit implements PaidPayment {
   readonly scheme = 'escrow';
+  readonly settlesAt = 'deposit_before_serving';
   readonly holdsContentUntilLanded = false;
   private phase: 'accepted' | 'serving' | 'released' = 'accepted';
 

@@ -55,6 +55,7 @@ export class AcceptedPayment implements PaidPayment {
     /** What it holds until it ends: its source's exposure, its sponsored fee's charge. */
     private readonly holds: readonly PaymentHold[],
     private readonly deps: PaymentCollaborators,
+    readonly settlesAt: 'before_handler' | 'at_first_content',
   ) {}
 
   get payer(): string {

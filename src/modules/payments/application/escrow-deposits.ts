@@ -18,6 +18,7 @@ import { REPLAY_TTL_MS, ReplayStore } from '../ports/replay-store';
 import { AcceptedDeposit, type DepositCollaborators } from './accepted-deposit';
 import { EscrowClaimFees } from './escrow-claim-fees';
 import type { PaymentContext } from './payment-context';
+import { PaymentScheme } from './payment-scheme';
 import { PaidRateLimit } from './paid-rate-limit';
 import { PaymentChallenges } from './payment-challenges';
 import { PaymentMetrics } from './payment-metrics';
@@ -30,8 +31,8 @@ export interface EscrowTerms {
 }
 
 /**
- * The `escrow` scheme up to serving (spec 2.5, 3.2; docs/decisions.md, "Escrow"), called by the
- * payment use case once the payload's resource, network and asset passed: the offer's terms, the
+ * The `escrow` scheme up to serving (spec 2.5, 3.2; docs/decisions.md, "Escrow"), called by
+ * PaymentAcceptance once the payload's resource, network and asset passed: the offer's terms, the
  * deposit transaction's own checks, a barred agent, replay look-up, the wallet's paid rate limit,
  * then on chain side by side the slot (the expiry window), the escrow account (it must not exist)
  * and a simulation; the replay claim, the budget reservation of the deposit, the pending receipt;
@@ -39,7 +40,8 @@ export interface EscrowTerms {
  * program and provider key, and storage (receipts and the durable claim queue).
  */
 @Injectable()
-export class EscrowDeposits {
+export class EscrowDeposits extends PaymentScheme {
+  readonly name = 'escrow';
   /** The scheme's terms when it is configured (offered or suspended); null when it is off. */
   readonly terms: EscrowTerms | null;
   private readonly deps: DepositCollaborators | null;
@@ -59,6 +61,7 @@ export class EscrowDeposits {
     @Optional() claims?: EscrowClaims,
     @Optional() receipts?: ReceiptStore,
   ) {
+    super();
     logger.setContext(EscrowDeposits.name);
     const programId = config.solana.escrowProgramId;
     const on = programId !== null && chain !== undefined && claims !== undefined && receipts !== undefined;

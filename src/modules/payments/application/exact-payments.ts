@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Optional } from '@nestjs/common';
 import { AppLogger } from '../../../logging/app-logger';
-import { decodePaymentSignature, PaymentPayloadError, type PaymentPayload } from '../../../../libs/x402';
+import type { PaymentPayload } from '../../../../libs/x402';
 import { GatewayError } from '../../../errors/gateway-error';
 import { PaymentRejection, type VerifiedTransfer } from '../domain/exact-payment';
 import { paymentErrors } from '../domain/payment-errors';
@@ -19,28 +19,25 @@ import { PaidRateLimit } from './paid-rate-limit';
 import { BlockhashTracker } from './blockhash-tracker';
 import { FeeSponsorship } from './fee-sponsorship';
 import type { PaymentHold } from './payment-hold';
-import { EscrowDeposits } from './escrow-deposits';
-import type { PaidPayment } from './paid-payment';
 import type { PaymentContext } from './payment-context';
+import { PaymentScheme } from './payment-scheme';
 import { SourceExposure, type BalanceRead } from './source-exposure';
 
-/** Spec 5.1: the header may hold up to 50 KB. */
-export const MAX_PAYMENT_HEADER_BYTES = 50 * 1024;
-
 /**
- * The `exact` scheme up to the point of serving (docs/decisions.md, "Order of checks"): header
- * size, decode, resource and `accepted` against the challenge, scheme against payload, the
- * transaction's own checks (the payment-attempt limit per client address was counted before, by
+ * The `exact` scheme up to the point of serving (docs/decisions.md, "Order of checks"), once
+ * PaymentAcceptance has checked the header's size, decoding and shared terms: `accepted` against
+ * the challenge, scheme against payload, the transaction's own checks (the payment-attempt limit per client address was counted before, by
  * `PaymentAttempts.count`, which every caller must do: `attempt` proves it), replay look-up, the
  * sponsorship bounds of the payment itself, the paid rate limit (keyed on the wallet whose signature
  * just verified), blockhash life, simulation, the atomic replay claim, the source's exposure, the
  * sponsored fee's window charge, the budget reservation, the pending receipt (the durable claim).
- * Callable without HTTP: chat, tools and the A2A adapter share it. When to broadcast is the caller's policy (`AcceptedPayment.broadcast`).
+ * When to broadcast is the surface's (`PaymentContext.exactSettlesAt`, `AcceptedPayment.broadcast`).
  * Three bounds keep what is accepted payable (docs/decisions.md, "Money moves exactly once (2 of
  * 2)"): the blockhash's life, the source's in-flight exposure and the sponsored fees.
  */
 @Injectable()
-export class ExactPayments {
+export class ExactPayments extends PaymentScheme {
+  readonly name = 'exact';
   private readonly collaborators: PaymentCollaborators;
   private readonly minBlockhashLifeMs: number;
 
@@ -50,67 +47,23 @@ export class ExactPayments {
     private readonly replay: ReplayStore,
     private readonly budgets: BudgetReservations,
     private readonly rateLimit: PaidRateLimit,
-    private readonly metrics: PaymentMetrics,
+    metrics: PaymentMetrics,
     private readonly blockhashes: BlockhashTracker,
     private readonly exposure: SourceExposure,
     private readonly sponsorship: FeeSponsorship,
     outbox: ReceiptOutbox,
-    private readonly deposits: EscrowDeposits,
     private readonly logger: AppLogger,
     config: GatewayConfig,
     @Optional() private readonly receipts?: ReceiptStore,
   ) {
+    super();
     logger.setContext(ExactPayments.name);
     this.collaborators = { chain, replay, receipts, budgets, outbox, metrics, logger, network: challenges.terms.network, confirmMs: config.settlement.confirmMs, blockhashes };
     this.minBlockhashLifeMs = config.settlement.minBlockhashLifeMs;
   }
 
-  /** An `exact` payment (the paid tools, the proxy): an escrow payload is refused, never downgraded. */
-  accept(header: string, context: PaymentContext): Promise<AcceptedPayment> {
-    return this.counted(context, () => {
-      const payload = this.decodeChecked(header, context);
-      return this.acceptExact(payload, context);
-    });
-  }
-
-  /** A chat payment: `exact`, or an `escrow` deposit when escrow is configured (EscrowDeposits). */
-  acceptWithEscrow(header: string, context: PaymentContext): Promise<PaidPayment> {
-    return this.counted<PaidPayment>(context, () => {
-      const payload = this.decodeChecked(header, context);
-      if (payload.accepted.scheme === 'escrow') return this.deposits.accept(payload, context);
-      return this.acceptExact(payload, context);
-    });
-  }
-
-  private async counted<T>(context: PaymentContext, accept: () => Promise<T>): Promise<T> {
-    if (context.attempt.clientAddress !== context.clientAddress) throw new TypeError('the attempt was counted for another client address');
-    try {
-      const payment = await accept();
-      this.metrics.payment('accepted');
-      return payment;
-    } catch (err) {
-      this.metrics.payment(err instanceof GatewayError ? err.type : 'error');
-      // Every payment, exact or escrow, passes here: the one place both budget refusals (raised by the budget store or the payer check) are seen.
-      if (err instanceof GatewayError && err.code === 'budget.exceeded') this.metrics.budgetRejected('exceeded');
-      if (err instanceof GatewayError && err.code === 'budget.payer_budgeted') this.metrics.budgetRejected('payer_budgeted');
-      throw err;
-    }
-  }
-
-  /** Size, decode, and the terms every scheme shares: resource, network, asset; a channel voucher is 404 while channels do not exist. */
-  private decodeChecked(header: string, context: PaymentContext): PaymentPayload {
-    if (Buffer.byteLength(header, 'utf8') > MAX_PAYMENT_HEADER_BYTES) throw paymentErrors.tooLarge(MAX_PAYMENT_HEADER_BYTES);
-    const payload = this.decode(header);
-    const { terms } = this.challenges;
-    if (resourcePath(payload.resource.url) !== context.path || (payload.resource.method ?? 'POST').toUpperCase() !== 'POST') throw paymentErrors.resource(context.path);
-    const { accepted } = payload;
-    if (accepted.network !== terms.network) throw paymentErrors.network(terms.network);
-    if (accepted.asset !== terms.asset) throw paymentErrors.asset(terms.asset);
-    if (accepted.scheme === 'channel' || payload.payload.kind === 'channel') throw paymentErrors.channelUnavailable();
-    return payload;
-  }
-
-  private async acceptExact(payload: PaymentPayload, context: PaymentContext): Promise<AcceptedPayment> {
+  /** An `exact` payment: its offer's terms, then the checks in the order above. */
+  async accept(payload: PaymentPayload, context: PaymentContext): Promise<AcceptedPayment> {
     const transaction = this.exactTransaction(payload, context);
     const transfer = this.verify(transaction, context.quote, context.durableNonces !== 'refuse');
     const unsponsored = this.sponsorship.refusal(transfer, context.quote);
@@ -150,7 +103,7 @@ export class ExactPayments {
       this.logger.error({ err, request_id: context.requestId }, 'could not write the pending receipt; payment refused unused');
       throw paymentErrors.receiptsUnavailable();
     }
-    return new AcceptedPayment(transfer, transaction, receiptId, receipt, rateLimit, holds, this.collaborators);
+    return new AcceptedPayment(transfer, transaction, receiptId, receipt, rateLimit, holds, this.collaborators, context.exactSettlesAt);
   }
 
   private async claim(replayKey: string, ttlMs: number): Promise<boolean> {
@@ -158,15 +111,6 @@ export class ExactPayments {
       return await this.replay.claim(replayKey, ttlMs);
     } catch (err) {
       if (err instanceof ReplayStoreFull) throw paymentErrors.replayStoreFull();
-      throw err;
-    }
-  }
-
-  private decode(header: string): PaymentPayload {
-    try {
-      return decodePaymentSignature(header);
-    } catch (err) {
-      if (err instanceof PaymentPayloadError) throw paymentErrors.malformed(err.message);
       throw err;
     }
   }
@@ -266,15 +210,5 @@ export class ExactPayments {
     });
     await this.receipts.create(receipt);
     return receipt;
-  }
-}
-
-/** The path of a resource URL, which clients send as the bare path or as an absolute URL. */
-function resourcePath(url: string): string {
-  if (url.startsWith('/')) return url;
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return url;
   }
 }

@@ -1,5 +1,6 @@
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { Delivery } from '../domain/receipt';
+import type { SettlementMoment } from '../domain/schemes';
 import type { Settlement } from './settlement';
 
 /**
@@ -9,6 +10,8 @@ import type { Settlement } from './settlement';
  */
 export interface PaidPayment {
   readonly scheme: 'exact' | 'escrow';
+  /** When its money moves: an `exact` transfer as its surface asked, an escrow deposit before serving. */
+  readonly settlesAt: SettlementMoment;
   readonly payer: string;
   /** What the payer put up: the transfer, or the deposit. */
   readonly amountPaid: bigint;

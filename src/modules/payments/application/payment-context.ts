@@ -1,7 +1,15 @@
 import type { CountedAttempt } from './payment-attempts';
+import type { SchemeName } from '../domain/schemes';
 
 /** What the paid request is, as the caller (chat, a tool, A2A) knows it. */
 export interface PaymentContext {
+  /**
+   * The schemes this surface takes (`exact` always): a payload of another scheme is judged by
+   * `exact`, which refuses it as not offered, never downgraded (spec 4.7).
+   */
+  schemes: readonly SchemeName[];
+  /** When an `exact` transfer is broadcast: before the handler serves (tools, A2A) or at the answer's first content (chat). */
+  exactSettlesAt: 'before_handler' | 'at_first_content';
   /** The endpoint path the payment must name as its resource. */
   path: string;
   /** The quote recomputed from this request, in atomic USDC. */

@@ -9,7 +9,7 @@ import type { StageTiming } from '../../../core/stage-timing';
 import { paymentErrors } from '../domain/payment-errors';
 import type { Settlement } from './settlement';
 import type { PaidPayment } from './paid-payment';
-import { ExactPayments } from './exact-payments';
+import { PaymentAcceptance } from './payment-acceptance';
 import { PaymentAttempts, type CountedAttempt } from './payment-attempts';
 import { PaidRateLimit } from './paid-rate-limit';
 import { PaymentChallenges, type Challenge } from './payment-challenges';
@@ -43,14 +43,14 @@ export interface Prepaid {
 
 /**
  * The `exact` scheme where the payment settles on chain before the route serves (the paid tools
- * and the proxied services; spec 4.7): the same ExactPayments use case as chat, with budgeted
+ * and the proxied services; spec 4.7): the same PaymentAcceptance use case as chat, with budgeted
  * payers refused (those surfaces carry no budgets) and the broadcast at once instead of at the
  * first content. So an upstream failure after this point is charged, with a spend row and a receipt.
  */
 @Injectable()
 export class PrepaidPayments {
   constructor(
-    private readonly payments: ExactPayments,
+    private readonly payments: PaymentAcceptance,
     private readonly attempts: PaymentAttempts,
     private readonly challenges: PaymentChallenges,
     private readonly rateLimit: PaidRateLimit,
@@ -99,8 +99,9 @@ export class PrepaidPayments {
     const verifying = performance.now();
     let payment: PaidPayment;
     try {
-      const accept = schemes === 'exact' ? this.payments.accept.bind(this.payments) : this.payments.acceptWithEscrow.bind(this.payments);
-      payment = await accept(header, {
+      payment = await this.payments.accept(header, {
+        schemes: schemes === 'exact' ? ['exact'] : ['exact', 'escrow'],
+        exactSettlesAt: 'before_handler',
         path: request.path,
         quote: request.cost.total,
         requestId: request.requestId,
@@ -122,7 +123,7 @@ export class PrepaidPayments {
     const settling = performance.now();
     request.onBroadcast();
     // An exact payment settles before serving (spec 4.7); an escrow deposit already has, and its claim becomes owed once the route has an answer to deliver.
-    if (payment.scheme === 'exact') await payment.broadcast(null);
+    if (payment.settlesAt === 'before_handler') await payment.broadcast(null);
     const settlement = await payment.settled();
     request.timing.payment('settle', performance.now() - settling);
     if (settlement.status === 'failed') {

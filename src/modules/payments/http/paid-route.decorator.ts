@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, SetMetadata, UseGuards, UseInterceptors, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { PAID_ROUTE, paidCalls, type PaidCall, type PaidRouteSpec } from './paid-call';
+import { PAID_ROUTE, paidRequests, type PaidRouteRequest, type PaidRouteSpec } from './paid-route';
 import { ApiPaid } from './paid-route-openapi';
 import { X402Guard } from './x402.guard';
 import { X402Interceptor } from './x402.interceptor';
@@ -14,14 +14,14 @@ export function PaidRoute<T>(spec: PaidRouteSpec<T>): MethodDecorator {
   return applyDecorators(SetMetadata(PAID_ROUTE, spec), UseGuards(X402Guard), UseInterceptors(X402Interceptor), ApiPaid('budget.payer_budgeted'));
 }
 
-function paidCall(host: ExecutionContext): PaidCall {
-  const call = paidCalls.get(host.switchToHttp().getRequest<Request>());
+function paidRequest(host: ExecutionContext): PaidRouteRequest {
+  const call = paidRequests.get(host.switchToHttp().getRequest<Request>());
   if (!call) throw new Error('a paid parameter on a route without @PaidRoute');
   return call;
 }
 
 /** The input the guard validated; the handler never parses the body again. */
-export const PaidInput = createParamDecorator((_data: unknown, host: ExecutionContext): unknown => paidCall(host).input);
+export const PaidInput = createParamDecorator((_data: unknown, host: ExecutionContext): unknown => paidRequest(host).input);
 
 /** What the offer fixed before the payment (for the proxy, the checked address to connect to). */
-export const PaidServing = createParamDecorator((_data: unknown, host: ExecutionContext): unknown => paidCall(host).serving);
+export const PaidServing = createParamDecorator((_data: unknown, host: ExecutionContext): unknown => paidRequest(host).serving);

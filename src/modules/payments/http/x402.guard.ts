@@ -5,7 +5,7 @@ import { requestPath, routePath } from '../../../http/request-context';
 import { VerbatimResponse } from '../../../http/verbatim-response';
 import { PrepaidPayments } from '../application/prepaid-payments';
 import { PaidServices } from '../ports/paid-services';
-import { PAID_ROUTE, paidCalls, type PaidRouteSpec } from './paid-call';
+import { PAID_ROUTE, paidRequests, type PaidRouteSpec } from './paid-route';
 
 /**
  * The paying half of @PaidRoute, in the spec's order (4.6, 4.7): the body is validated first (400,
@@ -51,7 +51,7 @@ export class X402Guard implements CanActivate {
       noteReceipt: (receiptPath: string) => req.gw.noteReceipt(receiptPath),
       bodyBytes,
     };
-    paidCalls.set(req, { input, serving: offer.serving, prepaid: await this.prepaid.settle(payment, attempt, request, service.id) });
+    paidRequests.set(req, { input, serving: offer.serving, prepaid: await this.prepaid.settle(payment, attempt, request, service.id) });
     return true;
   }
 }

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { tap, type Observable } from 'rxjs';
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
 import { PrepaidPayments } from '../application/prepaid-payments';
-import { paidCalls } from './paid-call';
+import { paidRequests } from './paid-route';
 
 /**
  * The serving half of @PaidRoute: the payment was settled by X402Guard, so whatever the handler
@@ -17,7 +17,7 @@ export class X402Interceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request>();
     const res = context.switchToHttp().getResponse<Response>();
-    const call = paidCalls.get(req);
+    const call = paidRequests.get(req);
     if (!call) throw new Error('X402Interceptor on a request X402Guard did not let through');
     const { payment, settlement } = call.prepaid;
     for (const [name, value] of Object.entries(rateLimitHeaders(payment.rateLimit))) res.setHeader(name, value);

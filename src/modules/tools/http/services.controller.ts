@@ -5,7 +5,7 @@ import { fieldError, GatewayError } from '../../../errors/gateway-error';
 import { AdminOnly } from '../../../http/admin.guard';
 import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { ApiErrors } from '../../../http/openapi/api-errors';
-import type { PaidRequestParts } from '../../payments/http/paid-call';
+import type { PaidRequestParts } from '../../payments/http/paid-route';
 import { PaidInput, PaidRoute, PaidServing } from '../../payments/http/paid-route.decorator';
 import type { PinnedTarget } from '../ports/service-caller';
 import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';

@@ -21,7 +21,7 @@ export interface PaidRouteSpec<T> {
 }
 
 /** A request the guard let through: its validated input and its settled payment. */
-export interface PaidCall {
+export interface PaidRouteRequest {
   input: unknown;
   /** What the offer fixed before the payment (ServiceOffer.serving). */
   serving: unknown;
@@ -29,4 +29,4 @@ export interface PaidCall {
 }
 
 /** Set by X402Guard, read by X402Interceptor and @PaidInput; a WeakMap so nothing outlives its request. */
-export const paidCalls = new WeakMap<Request, PaidCall>();
+export const paidRequests = new WeakMap<Request, PaidRouteRequest>();
