@@ -5,16 +5,17 @@
  *   - Reasoning or not: logistic regression over the REASONING_EVIDENCE dimensions;
  *   - Simple < Medium < Complex: a proportional-odds model over all 15 dimensions (weights kept
  *     non-negative so each dimension pushes the way its name says).
- * Prints repeated 3-fold cross-validation accuracy within the tune split and the fitted values to
- * paste into routing-rules.ts. The held-out split is never read here.
+ * Prints repeated 3-fold cross-validation accuracy within the tune split, writes the fitted values
+ * to router-data/weights.json (the same bytes for the same values) and lists those that changed.
+ * The held-out split is never read here.
  *   npm run tune:router
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TIERS, type Tier } from '../../src/modules/routing/domain/catalog';
 import { scoreComplexity } from '../../src/modules/routing/domain/complexity-scorer';
 import { routingText } from '../../src/modules/routing/domain/routing-text';
-import { DIMENSIONS, REASONING_EVIDENCE } from '../../src/modules/routing/domain/routing-rules';
+import { DIMENSIONS, EVIDENCE_DIMENSIONS, formatWeights, parseWeights, type RouterWeights } from '../../src/modules/routing/domain/routing-rules';
 
 interface Row {
   signals: number[];
@@ -30,7 +31,7 @@ interface Model {
 const L2 = 0.003;
 const BAGS = 15;
 const REASONING = TIERS.indexOf('Reasoning');
-const evidenceDims = Object.keys(REASONING_EVIDENCE).map((d) => DIMENSIONS.indexOf(d as (typeof DIMENSIONS)[number]));
+const evidenceDims = EVIDENCE_DIMENSIONS.map((d) => DIMENSIONS.indexOf(d));
 const sigmoid = (z: number): number => 1 / (1 + Math.exp(-z));
 const dot = (w: number[], x: number[], dims?: number[]): number => (dims ?? w.map((_, i) => i)).reduce((sum, d, j) => sum + w[dims ? j : d] * x[d], 0);
 
@@ -117,14 +118,29 @@ function main(): void {
       );
   }
   const model = fit(rows);
-  const round = (n: number): number => Math.round(n * 100) / 100;
   console.log(
     `tune split: ${rows.length} prompts; cross-validated accuracy ${((100 * folds.reduce((a, b) => a + b)) / folds.length).toFixed(1)}% (min fold ${(100 * Math.min(...folds)).toFixed(1)}%); fitted ${(100 * accuracy(model, rows)).toFixed(1)}%`,
   );
-  console.log('WEIGHTS', Object.fromEntries(DIMENSIONS.map((d, i) => [d, round(model.weights[i])])));
-  console.log('TIER_THRESHOLDS', { Complex: round(model.cuts[1]), Medium: round(model.cuts[0]) });
-  console.log('REASONING_EVIDENCE', Object.fromEntries(evidenceDims.map((d, j) => [DIMENSIONS[d], round(model.evidence[j])])));
-  console.log('REASONING_THRESHOLD', round(-model.evidenceBias));
+  const round = (n: number): number => Math.round(n * 100) / 100;
+  const fitted: RouterWeights = {
+    reasoningEvidence: Object.fromEntries(EVIDENCE_DIMENSIONS.map((d, j) => [d, round(model.evidence[j])])) as RouterWeights['reasoningEvidence'],
+    reasoningThreshold: round(-model.evidenceBias),
+    weights: Object.fromEntries(DIMENSIONS.map((d, i) => [d, round(model.weights[i])])) as RouterWeights['weights'],
+    tierThresholds: { Complex: round(model.cuts[1]), Medium: round(model.cuts[0]) },
+  };
+  const file = join(__dirname, '../../../src/modules/routing/domain/router-data/weights.json');
+  const before = new Map(flatten(parseWeights(JSON.parse(readFileSync(file, 'utf8')))));
+  writeFileSync(file, formatWeights(fitted));
+  const changed = flatten(fitted).filter(([name, value]) => before.get(name) !== value);
+  console.log(`router-data/weights.json: ${changed.length === 0 ? 'unchanged' : `${changed.length} values changed`}`);
+  for (const [name, value] of changed) console.log(`  ${name}: ${before.get(name)} -> ${value}`);
+}
+
+/** Every fitted number by its path in weights.json (`weights.tokenCount`). */
+function flatten(fitted: RouterWeights): Array<[string, number]> {
+  return Object.entries(fitted).flatMap(([key, value]: [string, number | Record<string, number>]) =>
+    typeof value === 'number' ? [[key, value] as [string, number]] : Object.entries(value).map(([name, n]): [string, number] => [`${key}.${name}`, n]),
+  );
 }
 
 main();

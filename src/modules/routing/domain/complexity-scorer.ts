@@ -59,6 +59,7 @@ export function scoreComplexity(input: ScorerInput): TierScore {
   const signals: Record<Dimension, number> = {
     tokenCount: clamp(Math.log2(Math.max(wordCount, 1) / LENGTH_PIVOT_WORDS) * LENGTH_SLOPE),
     codePresence: Math.min(1, (count(whole, FENCE) > 0 ? 0.4 : 0) + 0.1 * Math.min(count(whole, INLINE_CODE), 3) + 0.15 * (hits.code ?? 0) + 0.05 * count(whole, CODE_SYMBOL)),
+    // A proof or derivation asked for outright is the surest reasoning marker: each counts twice.
     reasoningMarkers: density('reasoning', 2 * (hits.proof ?? 0)),
     technicalTerms: density('technical'),
     creativeMarkers: density('creative'),
