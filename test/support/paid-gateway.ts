@@ -11,9 +11,9 @@ import { startUpstreams, type Upstreams } from './upstreams';
 
 /** A paid model cheap enough for the official client's default $1 cap. */
 export const PAID_MODEL = 'openai/gpt-4o-mini';
-export { CHAT_PATH } from '../../src/modules/chat/application/chat-completions';
+export { CHAT_PATH } from '../../src/modules/chat/application/completion-outcome';
 import { expectOfficialX402Headers } from './x402-conformance';
-import { CHAT_PATH } from '../../src/modules/chat/application/chat-completions';
+import { CHAT_PATH } from '../../src/modules/chat/application/completion-outcome';
 
 export interface PaidWorld {
   localnet: Localnet;

@@ -3,6 +3,8 @@ import { RouteLimitsModule } from '../rate-limits/http/route-limits.module';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ExactPayments } from './application/exact-payments';
 import { PaymentAcceptance } from './application/payment-acceptance';
+import { PaymentAdmission } from './application/payment-admission';
+import { PaymentOffers } from './application/payment-offers';
 import { PaymentAttempts } from './application/payment-attempts';
 import { PaidRateLimit } from './application/paid-rate-limit';
 import { PaymentChallenges } from './application/payment-challenges';
@@ -28,6 +30,8 @@ import { EscrowClaimFees } from './application/escrow-claim-fees';
     ExactPayments,
     PaymentAttempts,
     PaymentAcceptance,
+    PaymentAdmission,
+    PaymentOffers,
     PaidRateLimit,
     PaymentMetrics,
     BlockhashTracker,
@@ -40,6 +44,6 @@ import { EscrowClaimFees } from './application/escrow-claim-fees';
     EscrowClaimFees,
     EscrowClaimProcessor,
   ],
-  exports: [PaymentChallenges, PaymentAcceptance, PaymentAttempts, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],
+  exports: [PaymentChallenges, PaymentAcceptance, PaymentAdmission, PaymentOffers, PaymentAttempts, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],
 })
 export class PaymentsModule {}

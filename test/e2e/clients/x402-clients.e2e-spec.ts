@@ -3,7 +3,7 @@ import { Keypair } from '@solana/web3.js';
 import { ExactSvmScheme } from '@x402/svm';
 import { decodePaymentRequiredHeader } from '../../../libs/x402';
 import type { RunningGateway } from '../../../src/gateway';
-import { CHAT_PATH } from '../../../src/modules/chat/application/chat-completions';
+import { CHAT_PATH } from '../../../src/modules/chat/application/completion-outcome';
 import { settleResponseSchema } from '../../fixtures/x402-settle-response-schema';
 import { a2aCall, userMessage, type A2AResponse } from '../../support/a2a-client';
 import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, PAID_MODEL, type PaidWorld } from '../../support/paid-gateway';

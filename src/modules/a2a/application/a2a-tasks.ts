@@ -12,15 +12,13 @@ import { dispatchTargets } from '../../chat/application/dispatch-targets';
 import { candidatesWithin, quoteOf, type ChatPlan, type PricedCandidate } from '../../chat/domain/chat-plan';
 import type { ChatRequest } from '../../providers/domain/chat-request';
 import { PromptGuard } from '../../chat/domain/prompt-guard';
-import { EscrowDeposits } from '../../payments/application/escrow-deposits';
-import { PaidRateLimit } from '../../payments/application/paid-rate-limit';
-import { PaymentChallenges } from '../../payments/application/payment-challenges';
+import { PaymentAdmission } from '../../payments/application/payment-admission';
+import { PaymentOffers } from '../../payments/application/payment-offers';
 import { PrepaidPayments, type Prepaid } from '../../payments/application/prepaid-payments';
 import type { StageTiming } from '../../../core/stage-timing';
 import type { ChatCompletion } from '../../providers/domain/chat-completion';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
 import { RateLimiter } from '../../rate-limits/application/rate-limiter';
-import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import { clientNetwork } from '../../rate-limits/domain/client-network';
 import { A2A_ERRORS, A2AError } from '../domain/a2a-errors';
 import { checkAgainstOffer, dualCasedOffer, submittedPayment } from '../domain/a2a-offer';
@@ -64,11 +62,9 @@ export class A2ATasks {
     private readonly locks: TaskLocks,
     private readonly planner: ChatPlanner,
     private readonly dispatcher: UpstreamDispatcher,
-    private readonly challenges: PaymentChallenges,
-    private readonly deposits: EscrowDeposits,
+    private readonly offers: PaymentOffers,
+    private readonly admission: PaymentAdmission,
     private readonly prepaid: PrepaidPayments,
-    private readonly paidRateLimit: PaidRateLimit,
-    private readonly unpaid: UnpaidBudget,
     private readonly limiter: RateLimiter,
     private readonly spendLog: SpendLog,
     private readonly background: BackgroundTasks,
@@ -109,12 +105,11 @@ export class A2ATasks {
   }
 
   private async quote(text: string, model: string, maxTokens: number | null, caller: A2ACaller): Promise<TaskView> {
-    await this.paidRateLimit.admitClient(caller.clientAddress);
-    await this.unpaid.charge(caller.clientAddress, caller.bodyBytes);
+    await this.admission.admit(undefined, caller.clientAddress, caller.bodyBytes);
     const plan = this.plan({ model, text, maxTokens });
     const cost = quoteOf(plan);
     if (cost.total === 0n) throw new A2AError(A2A_ERRORS.invalidParams, `model ${model} is free: free models are served on /v1/chat/completions`);
-    const challenge = this.challenges.challenge(A2A_PATH, cost, undefined, this.deposits.offerFor(cost.total) ?? undefined);
+    const challenge = this.offers.quote(A2A_PATH, cost);
     const task: A2ATaskRecord = {
       id: newTaskId(),
       contextId: randomUUID(),
@@ -136,7 +131,7 @@ export class A2ATasks {
     // The attempt is counted before the planner and the guard run over the stored text (docs/decisions.md, "Limits before the work"),
     // and that text counts in the unpaid budget beside the message: each attempt reads it again.
     const workBytes = caller.bodyBytes + Buffer.byteLength(task.request.text);
-    const attempt = await this.prepaid.admit(header, caller.clientAddress, workBytes);
+    const attempt = await this.admission.admit(header, caller.clientAddress, workBytes);
     if (attempt === null) throw new Error('a submitted payment is always counted as an attempt');
     const plan = this.plan(task.request);
     const verdict = this.guard.inspect([task.request.text]);

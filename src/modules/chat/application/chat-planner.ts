@@ -9,7 +9,7 @@ import type { ChatRequest } from '../../providers/domain/chat-request';
 export class ChatPlanner {
   constructor(private readonly router: ModelRouter) {}
 
-  /** Whether the request is served free or paid, before the work of planning it (see ChatCompletions.handle). */
+  /** Whether the request is served free or paid, before the work of planning it (see CompletionPipeline.handle). */
   charge(request: ChatRequest): Charge {
     return this.router.charge(request.model);
   }

@@ -10,6 +10,13 @@ import { streamFailure } from '../domain/mid-stream-error';
 /** How a paid generation ended: with an answer (whole, or cut after its payment was broadcast), or with an error and nothing charged. */
 export type GenerationEnd = { kind: 'answer'; completion: ChatCompletion; whole: boolean; settlement: Settlement; error: GatewayError | null } | { kind: 'error'; error: GatewayError };
 
+/** The JSON answer of a paid generation: whole, or cut after the broadcast (`finish_reason: null`); an error throws. */
+export function answerOf(end: GenerationEnd): ChatCompletion {
+  if (end.kind === 'error') throw end.error;
+  if (end.settlement.status === 'failed' && end.error) throw end.error;
+  return end.completion;
+}
+
 /** How much of the answer reached the client that asked for it. */
 export type Received = 'all' | 'some' | 'none';
 

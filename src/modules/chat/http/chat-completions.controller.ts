@@ -1,22 +1,23 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { GatewayConfig } from '../../../config/gateway-config';
-import { ChatCompletions, type ChatOutcome } from '../application/chat-completions';
-import { openAiAnswer } from '../domain/openai-answer';
+import type { CompletionOutcome } from '../application/completion-outcome';
+import { CompletionPipeline } from '../application/completion-pipeline';
+import { openAiAnswer, openAiChunks } from './openai-codec';
 import { ApiChatCompletions } from './chat-openapi';
 import { parseChatRequest } from './chat-request-validator';
 import { sessionId, setDebugHeaders } from './chat-response-headers';
 import { endEventStream, openEventStream, writeEvents, type EventStreamTimers } from './sse-writer';
 import { BodyLimit, CHAT_BODY_LIMIT } from '../../../http/body-limits';
 
-/** POST /v1/chat/completions: validate, hand to the use case, render what it decided. */
+/** POST /v1/chat/completions: read the OpenAI request, hand it to the completion pipeline, write what it decided in OpenAI's format. */
 @Controller('v1/chat')
 export class ChatCompletionsController {
   /** The longest a stream may take to write (the stream cap, plus the confirmation a paid one waits for before [DONE]), and its keep-alive interval. */
   private readonly streamTimers: EventStreamTimers;
 
   constructor(
-    private readonly chat: ChatCompletions,
+    private readonly pipeline: CompletionPipeline,
     config: GatewayConfig,
   ) {
     this.streamTimers = { deadlineMs: config.http.streamMaxMs + config.settlement.confirmMs, keepAliveMs: config.http.sseKeepAliveMs };
@@ -31,7 +32,7 @@ export class ChatCompletionsController {
     const session = sessionId(req.headers['x-session-id']);
     if (session) res.setHeader('X-Session-Id', session);
     const payment = req.headers['payment-signature'];
-    const outcome = await this.chat.handle(request, {
+    const outcome = await this.pipeline.handle(request, {
       requestId: req.gw.id,
       clientAddress: req.gw.clientAddress,
       signal: req.gw.signal,
@@ -46,7 +47,7 @@ export class ChatCompletionsController {
     await this.render(req, res, outcome, debug ? startedAt : null);
   }
 
-  private async render(req: Request, res: Response, outcome: ChatOutcome, debugStartedAt: number | null): Promise<void> {
+  private async render(req: Request, res: Response, outcome: CompletionOutcome, debugStartedAt: number | null): Promise<void> {
     // Answered already (the request timed out) or abandoned: nothing more may be written. A paid
     // answer learns it from the request's signal, which aborted then.
     if (res.headersSent || res.destroyed) return;
@@ -68,7 +69,7 @@ export class ChatCompletionsController {
     // A started stream is bounded by the stream cap and the upstream idle timeout, no longer by the request timeout.
     req.gw.suspendTimeout();
     // A failure midway propagates to the error filter, which ends the stream with an error event, never [DONE].
-    await writeEvents(res, served.body.chunks, this.streamTimers);
+    await writeEvents(res, openAiChunks(served.body.chunks, plan.request), this.streamTimers);
     endEventStream(res);
   }
 }

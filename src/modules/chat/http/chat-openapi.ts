@@ -7,7 +7,7 @@ import { CHAT_DISCOVERY } from '../domain/chat-discovery';
 
 /**
  * POST /v1/chat/completions (spec 2.1 to 2.3, 4.1), for the OpenAPI document. `refusal` and
- * `logprobs` are required, as OpenAI's schema has them: every JSON answer carries them (openai-answer.ts).
+ * `logprobs` are required, as OpenAI's schema has them: every JSON answer carries them (openai-codec.ts).
  */
 const MESSAGE: JsonSchema = object({ role: STRING, content: nullable(STRING), refusal: nullable(STRING), tool_calls: { type: 'array', items: { type: 'object' } } }, ['content', 'tool_calls']);
 

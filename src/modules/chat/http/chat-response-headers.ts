@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { ChatPlan } from '../domain/chat-plan';
-import type { ServedChat } from '../application/chat-completions';
+import type { ServedAnswer } from '../application/completion-outcome';
 
 const SESSION_ID = /^[A-Za-z0-9_-]{1,128}$/;
 
@@ -14,7 +14,7 @@ export function sessionId(header: string | string[] | undefined): string | undef
  * score exist only when a profile was routed; provider and cache only once something answered;
  * the parameter lists only when a provider was called and left something out or changed it.
  */
-export function setDebugHeaders(res: Response, plan: ChatPlan, startedAt: number, served?: ServedChat, paymentStatus?: string): void {
+export function setDebugHeaders(res: Response, plan: ChatPlan, startedAt: number, served?: ServedAnswer, paymentStatus?: string): void {
   const model = served?.model ?? plan.candidates[0].model;
   const primary = plan.candidates[0];
   res.setHeader('X-Gw-Model', model.id);

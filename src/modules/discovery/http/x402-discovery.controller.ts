@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { FEE_PERCENT } from '../../billing/domain/chat-cost';
 import { formatUsdc } from '../../billing/domain/atomic-usdc';
-import { CHAT_PATH } from '../../chat/application/chat-completions';
+import { CHAT_PATH } from '../../chat/application/completion-outcome';
 import { CHAT_DISCOVERY } from '../../chat/domain/chat-discovery';
 import { EscrowDeposits } from '../../payments/application/escrow-deposits';
 import { PaymentChallenges } from '../../payments/application/payment-challenges';

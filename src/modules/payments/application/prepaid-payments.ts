@@ -10,8 +10,7 @@ import { paymentErrors } from '../domain/payment-errors';
 import type { Settlement } from './settlement';
 import type { PaidPayment } from './paid-payment';
 import { PaymentAcceptance } from './payment-acceptance';
-import { PaymentAttempts, type CountedAttempt } from './payment-attempts';
-import { PaidRateLimit } from './paid-rate-limit';
+import type { CountedAttempt } from './payment-attempts';
 import { PaymentChallenges, type Challenge } from './payment-challenges';
 
 /** A paid request as its route knows it before the payment is taken. */
@@ -29,7 +28,7 @@ export interface PrepaidRequest {
   onBroadcast: () => void;
   /** The payment was accepted with this receipt: whatever error ends the request from now on names it. */
   noteReceipt: (receiptPath: string) => void;
-  /** The request body's size, counted in the client's unpaid budget by `admit`. */
+  /** The request body's size, counted in the client's unpaid budget by `PaymentAdmission.admit`. */
   bodyBytes: number;
 }
 
@@ -51,28 +50,13 @@ export interface Prepaid {
 export class PrepaidPayments {
   constructor(
     private readonly payments: PaymentAcceptance,
-    private readonly attempts: PaymentAttempts,
     private readonly challenges: PaymentChallenges,
-    private readonly rateLimit: PaidRateLimit,
     private readonly unpaid: UnpaidBudget,
     private readonly spendLog: SpendLog,
     private readonly background: BackgroundTasks,
     private readonly logger: AppLogger,
   ) {
     logger.setContext(PrepaidPayments.name);
-  }
-
-  /**
-   * Spec 8's per-IP windows, before any look-up the request would cost: a request without a
-   * payment counts in the client's paid bucket (null: it is a quote), one with a payment as an
-   * attempt, which `settle` needs; then its body in the client's unpaid budget (given back by
-   * `settle` once the payment verifies).
-   */
-  async admit(payment: string | undefined, clientAddress: string, bodyBytes: number): Promise<CountedAttempt | null> {
-    const attempt = payment !== undefined ? await this.attempts.count(clientAddress) : null;
-    if (attempt === null) await this.rateLimit.admitClient(clientAddress);
-    await this.unpaid.charge(clientAddress, bodyBytes);
-    return attempt;
   }
 
   /** The 402 for a request without a payment. */

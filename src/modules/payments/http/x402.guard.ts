@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { requestPath, routePath } from '../../../http/request-context';
 import { VerbatimResponse } from '../../../http/verbatim-response';
+import { PaymentAdmission } from '../application/payment-admission';
 import { PrepaidPayments } from '../application/prepaid-payments';
 import { PaidServices } from '../ports/paid-services';
 import { PAID_ROUTE, paidRequests, type PaidRouteSpec } from './paid-route';
@@ -20,6 +21,7 @@ export class X402Guard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly services: PaidServices,
+    private readonly admission: PaymentAdmission,
     private readonly prepaid: PrepaidPayments,
   ) {}
 
@@ -31,7 +33,7 @@ export class X402Guard implements CanActivate {
     const header = req.headers['payment-signature'];
     const payment = typeof header === 'string' ? header : undefined;
     const bodyBytes = req.rawBody?.length ?? 0;
-    const attempt = await this.prepaid.admit(payment, req.gw.clientAddress, bodyBytes);
+    const attempt = await this.admission.admit(payment, req.gw.clientAddress, bodyBytes);
     const service = spec.service(input);
     const offer = await this.services.offer(service);
     // The resource a payment names is the route as matched, so `/V1/SEARCH/` pays for `/v1/search`.

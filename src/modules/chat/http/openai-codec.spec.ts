@@ -1,5 +1,5 @@
 import type { ChatCompletion } from '../../providers/domain/chat-completion';
-import { openAiAnswer } from './openai-answer';
+import { openAiAnswer } from './openai-codec';
 
 const completion = (choice: Record<string, unknown>): ChatCompletion =>
   ({ id: 'c1', object: 'chat.completion', created: 1, model: 'nvidia/llama', choices: [{ index: 0, finish_reason: 'stop', ...choice }] }) as unknown as ChatCompletion;

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { GatewayError } from '../../../errors/gateway-error';
+import { AppLogger } from '../../../logging/app-logger';
+import { PaymentAdmission } from '../../payments/application/payment-admission';
+import { messageText, type ChatRequest } from '../../providers/domain/chat-request';
+import { quoteOf, type ChatPlan } from '../domain/chat-plan';
+import { PromptGuard } from '../domain/prompt-guard';
+import { ChatPlanner } from './chat-planner';
+import type { CompletionCaller, CompletionOutcome } from './completion-outcome';
+import { FreeServing } from './free-serving';
+import { FreeTierLimit } from './free-tier-limit';
+import { PaidServing } from './paid-serving';
+
+/**
+ * One completion request, whatever wire format its codec read (spec 4.1): the client's windows
+ * before any work on the text (the router's score, the estimate, the guard: docs/decisions.md,
+ * "Limits before the work"; the name alone says which window applies), the plan, the guard, then
+ * the free answer, the 402 quote, or the paid answer.
+ */
+@Injectable()
+export class CompletionPipeline {
+  private readonly guard = new PromptGuard();
+
+  constructor(
+    private readonly planner: ChatPlanner,
+    private readonly freeTier: FreeTierLimit,
+    private readonly admission: PaymentAdmission,
+    private readonly free: FreeServing,
+    private readonly paid: PaidServing,
+    private readonly logger: AppLogger,
+  ) {
+    logger.setContext(CompletionPipeline.name);
+  }
+
+  async handle(request: ChatRequest, caller: CompletionCaller): Promise<CompletionOutcome> {
+    const charge = this.planner.charge(request);
+    const freeWindow = charge === 'free' ? await this.freeTier.admit(caller.clientAddress, caller.bodyBytes) : null;
+    const attempt = charge !== 'free' ? await this.admission.admit(caller.paymentHeader, caller.clientAddress, caller.bodyBytes) : null;
+    const plan = this.planner.plan(request);
+    if (quoteOf(plan).total === 0n) {
+      // A profile that routed to a free model: its body was counted in the unpaid budget already.
+      const perClient = freeWindow ?? (await this.freeTier.admit(caller.clientAddress, 0));
+      this.inspect(plan);
+      return this.free.serve(plan, caller, perClient);
+    }
+    this.inspect(plan);
+    if (caller.paymentHeader === undefined) return this.paid.quote(plan);
+    return this.paid.serve(plan, caller, caller.paymentHeader, attempt ?? (await this.admission.count(caller.clientAddress)));
+  }
+
+  private inspect(plan: ChatPlan): void {
+    const verdict = this.guard.inspect(plan.request.messages.map(messageText));
+    if (!verdict.blocked) return;
+    this.logger.info({ category: verdict.category, rule: verdict.rule }, 'request blocked by the prompt guard');
+    throw new GatewayError('chat.content_blocked', 'Request blocked by content policy');
+  }
+}
