@@ -1,4 +1,5 @@
 import { GatewayError } from '../../../errors/gateway-error';
+import { FirstContentSettlement } from '../../payments/application/first-content-settlement';
 import type { Settlement } from '../../payments/application/settlement';
 import type { PaidPayment } from '../../payments/application/paid-payment';
 import { paymentErrors } from '../../payments/domain/payment-errors';
@@ -19,9 +20,6 @@ export function answerOf(end: GenerationEnd): ChatCompletion {
 
 /** How much of the answer reached the client that asked for it. */
 export type Received = 'all' | 'some' | 'none';
-
-/** Whether content may be handed out: not before its payment was broadcast, nor before a durable-nonce transfer has landed (`held`), which it did not in time (`unconfirmed`). */
-type Release = 'open' | 'held' | 'unconfirmed';
 
 export interface GenerationOptions {
   payment: PaidPayment;
@@ -49,7 +47,7 @@ export class PaidGeneration {
   private outcome: GenerationEnd | null = null;
   private received: Received = 'none';
   private gone = false;
-  private release: Release;
+  private readonly settlement: FirstContentSettlement;
   /** Set the moment the payment landed with an error. */
   private halted: GatewayError | null = null;
   /** Stops watching for a late landing once the answer has ended. */
@@ -63,7 +61,7 @@ export class PaidGeneration {
     source: AsyncIterable<ChatCompletionChunk>,
     private readonly options: GenerationOptions,
   ) {
-    this.release = 'held';
+    this.settlement = new FirstContentSettlement(options.payment, { changed: () => this.wakeAll(), halted: () => this.halt() }, options.streamMaxMs);
     this.ended = this.pump(source);
   }
 
@@ -103,17 +101,15 @@ export class PaidGeneration {
    */
   async contentReleased(): Promise<void> {
     for (;;) {
-      if (this.halted || this.outcome?.kind === 'error' || this.release === 'open') return;
-      if (this.release === 'unconfirmed') throw paymentErrors.unconfirmed();
+      if (this.halted || this.outcome?.kind === 'error' || this.settlement.release === 'open') return;
+      if (this.settlement.release === 'unconfirmed') throw paymentErrors.unconfirmed();
       await this.change();
     }
   }
 
   /** A held transfer was seen landed after its window (a resend asked): its content may go out now. */
   markLanded(): void {
-    if (this.release === 'open') return;
-    this.release = 'open';
-    this.wakeAll();
+    if (this.settlement.markLanded()) this.wakeAll();
   }
 
   /**
@@ -129,14 +125,14 @@ export class PaidGeneration {
       for (;;) {
         if (this.halted) throw this.halted;
         if (this.outcome?.kind === 'error') break;
-        if (this.release === 'unconfirmed') throw paymentErrors.unconfirmed();
-        if (this.release === 'open' && index < this.chunks.length) {
+        if (this.settlement.release === 'unconfirmed') throw paymentErrors.unconfirmed();
+        if (this.settlement.release === 'open' && index < this.chunks.length) {
           const chunk = this.chunks[index++];
           yield chunk;
           if (original && carriesContent(chunk)) this.received = 'some';
           continue;
         }
-        if (this.release === 'open' && this.outcome) break;
+        if (this.settlement.release === 'open' && this.outcome) break;
         await this.change();
       }
       finished = true;
@@ -187,34 +183,12 @@ export class PaidGeneration {
     return this.finish({ kind: 'answer', completion: completion ?? this.assembler.snapshot(), whole, settlement, error });
   }
 
-  /** At the first content: the request timeout stops applying and the payment goes to the chain (a refusal throws); then its landing is watched. */
+  /** At the first content: the request timeout stops applying and the payment settles as FirstContentSettlement says (a refusal throws). */
   private async broadcast(): Promise<void> {
-    const { upstream, payment } = this.options;
+    const { upstream } = this.options;
     if (upstream.signal.aborted) throw upstream.signal.reason;
     this.options.onBroadcast();
-    await payment.broadcast(this.options.modelId);
-    if (!payment.holdsContentUntilLanded) this.release = 'open';
-    payment.settled().then(
-      (settlement) => this.landed(settlement),
-      () => this.landed({ status: 'pending', paymentResponse: null }),
-    );
-  }
-
-  /**
-   * The confirmation is in (or its window is over): a transfer that landed with an error stops the
-   * answer at once; a held one lets its content out once it landed.
-   */
-  private landed(settlement: Settlement): void {
-    if (settlement.status === 'failed') this.halt();
-    else if (this.release === 'held') this.release = settlement.status === 'settled' ? 'open' : 'unconfirmed';
-    // Not seen landed in the window: watched while the answer runs, so that a late landing with an error still stops it.
-    if (settlement.status === 'pending' && !this.outcome) {
-      this.options.payment.watchLanding(this.running.signal, this.options.streamMaxMs).then(
-        (late) => late === 'failed' && this.halt(),
-        () => undefined,
-      );
-    }
-    this.wakeAll();
+    await this.settlement.broadcast(this.options.modelId, this.running.signal);
   }
 
   /** The payment landed with an error: the upstream is aborted and no further content is handed out. */
