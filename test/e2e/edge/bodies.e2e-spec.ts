@@ -118,6 +118,21 @@ describe('the open edge: request bodies', () => {
     expect((await requestFrom('127.0.0.1', `${gateway.url}/v1/models`)).status).toBe(200);
   });
 
+  it('a path matches as Express matches it, one trailing slash and no more: two are 404 unread, one is the route', async () => {
+    const json = (bytes: number) => ({ 'content-type': 'application/json', 'content-length': bytes });
+    expect(await headOnly('/v1/chat/completions//', json(10 * MiB))).toEqual({
+      status: 404,
+      body: { error: { type: 'not_found', message: 'route not found: POST /v1/chat/completions//', code: 'route.not_found', param: null } },
+      connection: 'close',
+    });
+    expect((await headOnly('/v1/models/openai%2Fgpt-4o//', json(2), 'GET')).status).toBe(404);
+    // With one, the route's own limit applies, and what the edge lets through the router serves.
+    expect((await headOnly('/V1/CHAT/COMPLETIONS/', json(10 * MiB + 1))).status).toBe(413);
+    const chat = JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] });
+    expect((await requestFrom('127.0.0.2', `${gateway.url}/v1/chat/completions/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chat })).status).toBe(402);
+    expect((await requestFrom('127.0.0.2', `${gateway.url}/v1/models/openai%2Fgpt-4o/`)).status).toBe(200);
+  });
+
   it('row 4: an unpaid chat request gzipped is 415 before a byte is read (10 MB of text sent as 15 KB)', async () => {
     const text = gzipSync(Buffer.from(JSON.stringify({ model: 'auto', messages: [{ role: 'user', content: 'aé中ж'.repeat(2_500_000) }] })));
     const res = await headOnly('/v1/chat/completions', { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': text.length });
