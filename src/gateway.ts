@@ -6,6 +6,7 @@ import { AppModule, type GatewayOptions } from './app.module';
 import type { GatewayConfig } from './config/gateway-config';
 import type { ConfigNotice } from './config/load-config';
 import { ConnectionGate } from './http/connection-gate';
+import { ConnectionTurns } from './http/connection-turns';
 import { GatewayHttpAdapter } from './http/gateway-http-adapter';
 import { InFlightRequests } from './core/in-flight-requests';
 import { OpenApiDocument } from './http/openapi/openapi-document';
@@ -70,6 +71,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   app.useLogger(new NestLogger(logger));
   app.get(OpenApiDocument).attach(app);
   app.get(ConnectionGate).attach(app.getHttpServer() as Server);
+  app.get(ConnectionTurns).attach(app.getHttpServer() as Server);
   for (const notice of options.notices ?? []) {
     if (notice.level === 'warn') logger.warn(notice.message);
     else logger.info(notice.message);

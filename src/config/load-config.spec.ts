@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       shutdownGraceMs: 10_000,
       bodyReadTimeoutMs: 10_000,
       maxBodyBytesInFlight: 268_435_456,
+      sendTimeoutMs: 30_000,
       maxConnectionsPerClient: 64,
       proxyProtocolCidrs: [],
     });
@@ -106,6 +107,7 @@ describe('loadConfig', () => {
       GW_LOG_LEVEL: 'debug',
       GW_BODY_READ_TIMEOUT_SECS: '2',
       GW_MAX_BODY_BYTES_IN_FLIGHT: '1048576',
+      GW_SEND_TIMEOUT_SECS: '5',
       GW_MAX_CONNECTIONS_PER_CLIENT: '0',
       GW_PROXY_PROTOCOL_CIDRS: '10.0.0.0/8, fd00::/8',
       GW_UNPAID_BODY_BYTES_PER_MIN: '0',
@@ -123,6 +125,7 @@ describe('loadConfig', () => {
       shutdownGraceMs: 3000,
       bodyReadTimeoutMs: 2000,
       maxBodyBytesInFlight: 1_048_576,
+      sendTimeoutMs: 5000,
       maxConnectionsPerClient: 0,
       proxyProtocolCidrs: ['10.0.0.0/8', 'fd00::/8'],
     });
@@ -147,9 +150,10 @@ describe('loadConfig', () => {
     for (const price of ['0', '-1', 'abc', '1.1234567']) expect(() => loadConfig({ ...base(), GW_SOL_PRICE_USDC: price })).toThrow(/GW_SOL_PRICE_USDC must be a price in USDC above 0/);
   });
 
-  it('refuses a GW_PROXY_PROTOCOL_CIDRS entry that is not a CIDR, and a body read timeout of 0', () => {
+  it('refuses a GW_PROXY_PROTOCOL_CIDRS entry that is not a CIDR, and a body read or send timeout of 0', () => {
     expect(() => loadConfig({ ...base(), GW_PROXY_PROTOCOL_CIDRS: '10.0.0.0/33' })).toThrow('GW_PROXY_PROTOCOL_CIDRS: "10.0.0.0/33" is not a CIDR like 127.0.0.1/32');
     expect(() => loadConfig({ ...base(), GW_BODY_READ_TIMEOUT_SECS: '0' })).toThrow('GW_BODY_READ_TIMEOUT_SECS must be an integer at least 1 (got "0")');
+    expect(() => loadConfig({ ...base(), GW_SEND_TIMEOUT_SECS: '0' })).toThrow('GW_SEND_TIMEOUT_SECS must be an integer at least 1 (got "0")');
   });
 
   it('treats blank values as unset', () => {

@@ -36,7 +36,7 @@ interface Route {
 /**
  * Every route of the app with its body limit, read once from the controllers' metadata, so the edge
  * knows before reading a byte whether a method and path lead anywhere and how much body they take.
- * Paths match as Express matches them: case-insensitive, a trailing slash ignored.
+ * Paths match as Express matches them: case-insensitive, one trailing slash ignored (two are no route).
  */
 @Injectable()
 export class RouteTable {

@@ -4,7 +4,7 @@ import { Injectable } from '@nestjs/common';
 import ipaddr from 'ipaddr.js';
 import { Command, IPv4ProxyAddress, IPv6ProxyAddress, V1ProxyProtocol, V2ProxyProtocol } from 'proxy-protocol-js';
 import { GatewayConfig } from '../config/gateway-config';
-import { clientNetwork } from '../modules/rate-limits/domain/client-network';
+import { clientNetwork, unmappedAddress } from '../modules/rate-limits/domain/client-network';
 import { HttpMetrics } from './http-metrics';
 
 const V1_SIGNATURE = Buffer.from('PROXY ');
@@ -20,12 +20,11 @@ type GatedSocket = Socket & { [CLIENT_ADDRESS]?: string };
 
 /**
  * The client a socket speaks for: the address its PROXY header gave, else the TCP peer, an
- * IPv4-mapped address written as IPv4, so 127.0.0.1 is one client whichever socket family.
- * `X-Forwarded-For` is never read (spec 7).
+ * IPv4-mapped address written as IPv4 (however it is spelt), so 127.0.0.1 is one client whichever
+ * socket family or header names it. `X-Forwarded-For` is never read (spec 7).
  */
 export function socketClient(socket: Socket): string {
-  const address = (socket as GatedSocket)[CLIENT_ADDRESS] ?? socket.remoteAddress ?? 'unknown';
-  return address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+  return unmappedAddress((socket as GatedSocket)[CLIENT_ADDRESS] ?? socket.remoteAddress ?? 'unknown');
 }
 
 /**

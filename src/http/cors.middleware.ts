@@ -3,6 +3,7 @@ import cors from 'cors';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { GatewayConfig } from '../config/gateway-config';
 import { GatewayError } from '../errors/gateway-error';
+import { hasBody } from './json-body.middleware';
 import { REQUEST_ID_HEADER } from './request-context.middleware';
 
 const ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
@@ -36,7 +37,10 @@ const EXPOSED_HEADERS = [
 
 /**
  * Spec 5.8. Requests from an origin outside the list get no CORS headers, so browsers cannot read
- * the answer; a preflight from such an origin is refused outright with 403 in the envelope.
+ * the answer; a preflight from such an origin is refused outright with 403 in the envelope. An
+ * OPTIONS with a body is no preflight a browser sends: it goes on to the body step, which refuses
+ * it unread (413, as on any route that takes no body) and closes the connection; answered here, the
+ * body would be left on a kept-alive connection for Node to read and discard, unbounded and untimed.
  */
 @Injectable()
 export class CorsMiddleware implements NestMiddleware {
@@ -55,6 +59,7 @@ export class CorsMiddleware implements NestMiddleware {
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
+    if (req.method === 'OPTIONS' && hasBody(req)) return next();
     const origin = req.headers.origin;
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
     if (preflight && (origin === undefined || !this.allowed.has(origin))) {

@@ -6,6 +6,7 @@ import type { GatewayEnv } from '../config/gateway-config';
 import { GatewayError } from '../errors/gateway-error';
 import { ConnectionGate } from './connection-gate';
 import { ERROR_STATUS, errorBody } from './error-response';
+import { deferContinue } from './expect-continue';
 import { REQUEST_ID_HEADER } from './request-context.middleware';
 import { securityHeaders } from './security-headers';
 
@@ -14,8 +15,9 @@ export const MAX_HEADER_BYTES = 64 * 1024;
 
 /**
  * Nest's Express adapter with the server options Nest does not expose: the larger header limit,
- * and errors raised by Node's HTTP parser (before Express sees the request) answered in the
- * envelope with the security headers and a request id, instead of Node's bare status line.
+ * errors raised by Node's HTTP parser (before Express sees the request) answered in the envelope
+ * with the security headers and a request id, instead of Node's bare status line, and
+ * `Expect: 100-continue` left for the edge to answer once it has judged the headers.
  */
 export class GatewayHttpAdapter extends ExpressAdapter {
   constructor(private readonly env: GatewayEnv) {
@@ -28,6 +30,7 @@ export class GatewayHttpAdapter extends ExpressAdapter {
   override initHttpServer(): void {
     const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, this.getInstance());
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.answerClientError(err, socket));
+    deferContinue(server);
     // Node answers an Expect other than 100-continue itself, with a bare 417, unless this is heard.
     server.on('checkExpectation', (req: IncomingMessage) => this.answerInEnvelope(new GatewayError('request.unsupported_expectation', 'the Expect header must be 100-continue or absent'), req.socket));
     this.httpServer = server;

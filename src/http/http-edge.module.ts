@@ -4,6 +4,7 @@ import { RateLimitsModule } from '../modules/rate-limits/rate-limits.module';
 import { AdminTokenThrottle } from './admin-token';
 import { RouteTable } from './body-limits';
 import { ConnectionGate } from './connection-gate';
+import { ConnectionTurns } from './connection-turns';
 import { ConcurrencyLimitMiddleware, InFlightTrackingMiddleware } from './concurrency-limit.middleware';
 import { CorsMiddleware } from './cors.middleware';
 import { dtoValidationPipe } from './dto-validation.pipe';
@@ -29,6 +30,7 @@ import { RequestTimeoutMiddleware } from './request-timeout.middleware';
     AdminTokenThrottle,
     RouteTable,
     ConnectionGate,
+    ConnectionTurns,
     BodyBytesInFlight,
     InFlightTrackingMiddleware,
     HttpMetrics,

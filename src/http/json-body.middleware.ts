@@ -7,6 +7,7 @@ import { GatewayConfig } from '../config/gateway-config';
 import { fieldError, GatewayError } from '../errors/gateway-error';
 import { RouteTable } from './body-limits';
 import { routeNotFound } from './error-response';
+import { sendContinue } from './expect-continue';
 import { HttpMetrics } from './http-metrics';
 import { JsonDepthScanner, MAX_BODY_NESTING } from './json-depth-scanner';
 import { requestPath } from './request-context';
@@ -77,6 +78,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
     const refusal = headerRefusal(req, path, limit, declared);
     if (refusal) return refuse(refusal);
     if (!this.inFlight.reserve(declared ?? 0)) return refuse(this.overloaded(res));
+    sendContinue(req, res);
     // The body's events run in the socket's async context: the request's own (its log bindings) is carried over to what follows.
     this.read(req, res, limit, declared ?? 0, AsyncResource.bind(next));
   }
@@ -135,7 +137,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
 }
 
 /** A body is present when chunked or with a non-zero length. */
-function hasBody(req: Request): boolean {
+export function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }

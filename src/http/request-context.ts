@@ -73,14 +73,13 @@ export function requestPath(req: Request): string {
 }
 
 /**
- * The path as the router matches it: Express routes ignore case and a trailing slash, so limits
- * and payment resources keyed by path must too, or `/V1/SEARCH/` would escape them.
+ * The path as the router matches it: Express routes ignore case and one trailing slash (only one:
+ * `/v1/search//` is no route), so limits and payment resources keyed by path must too, or
+ * `/V1/SEARCH/` would escape them, and the edge must not take a body for a path Express then 404s.
  */
 export function routePath(path: string): string {
   const lower = path.toLowerCase();
-  let end = lower.length;
-  while (end > 1 && lower.charCodeAt(end - 1) === 47) end--;
-  return lower.slice(0, end);
+  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
 }
 
 /** Injects the RequestContext into a controller method. */

@@ -35,6 +35,25 @@ export class RawConnection {
     });
   }
 
+  /**
+   * The answers on this connection, in order (a `100 Continue` is one), once there are `count` of
+   * them or the connection has closed.
+   */
+  answers(count: number): Promise<RawResponse[]> {
+    return new Promise((resolve) => {
+      const check = (): void => {
+        const answers = parseResponses(this.received);
+        if (answers.length < count && !this.socket.destroyed) return;
+        this.socket.off('data', check);
+        this.socket.off('close', check);
+        resolve(answers);
+      };
+      this.socket.on('data', check);
+      this.socket.on('close', check);
+      check();
+    });
+  }
+
   /** Whether the connection was accepted (not refused or reset before it opened). */
   get connected(): Promise<boolean> {
     return new Promise((resolve) => {
@@ -64,6 +83,17 @@ export function requestHead(method: string, path: string, headers: Record<string
 }
 
 function parseResponse(text: string): RawResponse | null {
+  return parseAnswer(text)?.response ?? null;
+}
+
+function parseResponses(text: string): RawResponse[] {
+  const responses: RawResponse[] = [];
+  for (let rest = text, answer = parseAnswer(rest); answer; rest = rest.slice(answer.length), answer = parseAnswer(rest)) responses.push(answer.response);
+  return responses;
+}
+
+/** The answer `text` begins with (bodies are sized by Content-Length), and how many characters it takes. */
+function parseAnswer(text: string): { response: RawResponse; length: number } | null {
   const end = text.indexOf('\r\n\r\n');
   if (end === -1) return null;
   const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
@@ -71,7 +101,7 @@ function parseResponse(text: string): RawResponse | null {
   const length = Number(headers['content-length'] ?? 0);
   const body = text.slice(end + 4);
   if (Buffer.byteLength(body, 'latin1') < length) return null;
-  return { status: Number(statusLine.split(' ')[1]), headers, body: body.slice(0, length) };
+  return { response: { status: Number(statusLine.split(' ')[1]), headers, body: body.slice(0, length) }, length: end + 4 + length };
 }
 
 /** A request from a chosen loopback address on a connection of its own, the answer read whole. */

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { ServiceEntry } from '../../modules/tools/domain/service-entry';
+import { priceUsdc } from '../../modules/tools/domain/service-price';
 import { ServiceStore } from '../../modules/tools/ports/service-store';
 import { writeOperatorAudit } from './postgres-org-store';
 
@@ -51,7 +52,16 @@ export class PostgresServiceStore extends ServiceStore {
         [entry.id, entry.name, entry.category, entry.endpoint, entry.x402Enabled, entry.description, entry.pricing, entry.priceAtomic?.toString() ?? null, entry.createdAt],
       )) as unknown[];
       if (rows.length === 0) return false;
-      const after = { id: entry.id, name: entry.name, category: entry.category, endpoint: entry.endpoint, x402_enabled: entry.x402Enabled, description: entry.description, pricing: entry.pricing };
+      const after = {
+        id: entry.id,
+        name: entry.name,
+        category: entry.category,
+        endpoint: entry.endpoint,
+        x402_enabled: entry.x402Enabled,
+        description: entry.description,
+        pricing: entry.pricing,
+        price_per_request_usdc: priceUsdc(entry.priceAtomic),
+      };
       await writeOperatorAudit(manager, 'service.registered', null, after);
       return true;
     });

@@ -8,6 +8,11 @@ const MiB = 1024 * 1024;
 const NESTED = Buffer.alloc(10 * 1000 * 1000, '[');
 const NESTED_GZIP = gzipSync(NESTED);
 
+/** The status of every answer a connection received, interim ones (`100 Continue`) included. */
+function parseStatuses(received: string): number[] {
+  return [...received.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)].map((match) => Number(match[1]));
+}
+
 /**
  * Bodies are cheap to refuse: what one unpaid client could make the gateway read, inflate, parse
  * or hold is refused from the headers alone, or as the body streams in, and the connection closed.
@@ -116,6 +121,63 @@ describe('the open edge: request bodies', () => {
     expect(process.memoryUsage().rss - before).toBeLessThan(200 * MiB);
     // Every slot and every byte of the bound is free again.
     expect((await requestFrom('127.0.0.1', `${gateway.url}/v1/models`)).status).toBe(200);
+  });
+
+  it('a path matches as Express matches it, one trailing slash and no more: two are 404 unread, one is the route', async () => {
+    const json = (bytes: number) => ({ 'content-type': 'application/json', 'content-length': bytes });
+    expect(await headOnly('/v1/chat/completions//', json(10 * MiB))).toEqual({
+      status: 404,
+      body: { error: { type: 'not_found', message: 'route not found: POST /v1/chat/completions//', code: 'route.not_found', param: null } },
+      connection: 'close',
+    });
+    expect((await headOnly('/v1/models/openai%2Fgpt-4o//', json(2), 'GET')).status).toBe(404);
+    // With one, the route's own limit applies, and what the edge lets through the router serves.
+    expect((await headOnly('/V1/CHAT/COMPLETIONS/', json(10 * MiB + 1))).status).toBe(413);
+    const chat = JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] });
+    expect((await requestFrom('127.0.0.2', `${gateway.url}/v1/chat/completions/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: chat })).status).toBe(402);
+    expect((await requestFrom('127.0.0.2', `${gateway.url}/v1/models/openai%2Fgpt-4o/`)).status).toBe(200);
+  });
+
+  it('an OPTIONS with a body, preflight or not, is refused unread and the connection closed', async () => {
+    const preflight = { origin: 'http://localhost:3000', 'access-control-request-method': 'POST', 'content-type': 'application/json' };
+    expect(await headOnly('/v1/chat/completions', { ...preflight, 'content-length': 10 * MiB }, 'OPTIONS')).toEqual({
+      status: 413,
+      body: { error: { type: 'payload_too_large', message: 'OPTIONS /v1/chat/completions takes no request body', code: 'request.body_too_large', param: null } },
+      connection: 'close',
+    });
+    expect((await headOnly('/v1/chat/completions', { ...preflight, origin: 'https://elsewhere.example', 'transfer-encoding': 'chunked' }, 'OPTIONS')).status).toBe(413);
+    expect((await headOnly('/v1/models', { 'content-type': 'application/json', 'content-length': 2 }, 'OPTIONS')).status).toBe(413);
+    // A preflight as browsers send it, with no body, is answered as before.
+    expect(
+      (await requestFrom('127.0.0.2', `${gateway.url}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' } })).status,
+    ).toBe(204);
+  });
+
+  it('Expect: 100-continue gets no 100 for a request its headers refuse, and the refusal closes the connection', async () => {
+    const expecting = (bytes: number) => ({ 'content-type': 'application/json', 'content-length': bytes, expect: '100-continue' });
+    const cases: Array<[string, string, Record<string, string | number>, number]> = [
+      ['POST', '/no/such/route', expecting(10), 404],
+      ['POST', '/v1/chat/completions', expecting(10 * MiB + 1), 413],
+      ['GET', '/health', expecting(10), 413],
+      ['POST', '/v1/chat/completions', { ...expecting(10), 'content-encoding': 'gzip' }, 415],
+      ['POST', '/v1/chat/completions', { ...expecting(10), 'content-type': 'text/plain' }, 415],
+    ];
+    for (const [method, path, headers, status] of cases) {
+      const client = new RawConnection(gateway.url);
+      await client.write(requestHead(method, path, headers));
+      await client.closed;
+      expect({ path, answers: parseStatuses(client.received), connection: (await client.response)?.headers.connection }).toEqual({ path, answers: [status], connection: 'close' });
+    }
+  });
+
+  it('Expect: 100-continue on a good request gets 100 Continue, then, the body sent, its answer', async () => {
+    const chat = JSON.stringify({ model: 'gpt', messages: [{ role: 'user', content: 'hi' }] });
+    const client = new RawConnection(gateway.url);
+    await client.write(requestHead('POST', '/v1/chat/completions', { 'content-type': 'application/json', 'content-length': chat.length, expect: '100-continue' }));
+    expect((await client.answers(1)).map((answer) => answer.status)).toEqual([100]);
+    await client.write(chat);
+    expect((await client.answers(2)).map((answer) => answer.status)).toEqual([100, 402]);
+    client.destroy();
   });
 
   it('row 4: an unpaid chat request gzipped is 415 before a byte is read (10 MB of text sent as 15 KB)', async () => {

@@ -1,4 +1,4 @@
-import { Command, INETProtocol, IPv4Address, IPv4ProxyAddress, Peer, TransportProtocol, V1ProxyProtocol, V2ProxyProtocol } from 'proxy-protocol-js';
+import { Command, INETProtocol, IPv4Address, IPv4ProxyAddress, IPv6Address, IPv6ProxyAddress, Peer, TransportProtocol, V1ProxyProtocol, V2ProxyProtocol } from 'proxy-protocol-js';
 import type { RunningGateway } from '../../../src/gateway';
 import { startTestGateway } from '../../support/gateway-harness';
 import { RawConnection, requestHead } from '../../support/raw-http';
@@ -67,6 +67,17 @@ describe('the open edge: one client identity behind the PROXY protocol', () => {
     const v4 = '198.51.100.7';
     for (let i = 0; i < 3; i++) expect(await send(gateway.url, proxyV1(i % 2 === 0 ? v4 : `::ffff:${v4}`), '/v1/chat/completions', CHAT('gpt'))).toBe(402);
     expect(await send(gateway.url, proxyV1(`::ffff:${v4}`), '/v1/chat/completions', CHAT('gpt'))).toBe(429);
+  });
+
+  it('an IPv4-mapped source in a v2 header (which ipaddr.js prints as ::ffff:cb00:713c) is its IPv4 client, not a /64 all such clients share', async () => {
+    const mapped = (v4: number[]) => IPv6Address.createFrom([...Array<number>(10).fill(0), 0xff, 0xff, ...v4]);
+    const v2 = (v4: number[]) => new V2ProxyProtocol(Command.PROXY, TransportProtocol.STREAM, new IPv6ProxyAddress(mapped(v4), 40000, mapped([127, 0, 0, 1]), 8402)).build();
+    for (let i = 0; i < 3; i++) expect(await send(gateway.url, v2([203, 0, 113, 60]), '/v1/chat/completions', CHAT('gpt'))).toBe(402);
+    // Another mapped client has a window of its own.
+    expect(await send(gateway.url, v2([203, 0, 113, 61]), '/v1/chat/completions', CHAT('gpt'))).toBe(402);
+    // The first one, named as IPv4 or as a mapped address in hex in a v1 line, is the same client.
+    expect(await send(gateway.url, proxyV1('203.0.113.60'), '/v1/chat/completions', CHAT('gpt'))).toBe(429);
+    expect(await send(gateway.url, proxyV1('::ffff:cb00:713c'), '/v1/chat/completions', CHAT('gpt'))).toBe(429);
   });
 
   it('takes v2 headers; a v2 LOCAL command is the balancer itself; the header is optional from it', async () => {

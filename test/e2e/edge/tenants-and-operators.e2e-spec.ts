@@ -120,7 +120,7 @@ describe('the open edge: tenants and operators', () => {
     expect(entries).toEqual([
       { actor: 'admin', action: 'budget.set', before: null, after: { wallet, hourly: null, daily: '1.500000', monthly: null } },
       { actor: 'admin', action: 'budget.set', before: { wallet, hourly: null, daily: '1.500000', monthly: null }, after: { wallet, hourly: '0.250000', daily: null, monthly: null } },
-      { actor: 'admin', action: 'service.registered', before: null, after: expect.objectContaining({ id: 'audited', endpoint: 'https://audited.test/run' }) },
+      { actor: 'admin', action: 'service.registered', before: null, after: expect.objectContaining({ id: 'audited', endpoint: 'https://audited.test/run', price_per_request_usdc: 0.002 }) },
     ]);
     expect(audit.body.total).toBe(3);
     // An org key is refused (the operator's audit takes the admin token).

@@ -1,6 +1,16 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-const IPV4_MAPPED = '::ffff:';
+/**
+ * The address a client is known by: an IPv4-mapped IPv6 address as its IPv4 address, however it is
+ * spelt (`::ffff:1.2.3.4`, `::ffff:102:304` as ipaddr.js prints it, written out in full or in
+ * capitals), so one IPv4 client is one client whichever socket family or PROXY header names it;
+ * anything else as given.
+ */
+export function unmappedAddress(address: string): string {
+  const parsed = parse(address);
+  return parsed?.kind() === 'ipv4' ? parsed.toString() : address;
+}
 
 /**
  * The network a client address stands for in every per-client bound (each rate-limit window, the
@@ -9,25 +19,16 @@ const IPV4_MAPPED = '::ffff:';
  * keying on the full address would give it 2^64 windows (docs/decisions.md, "One client identity").
  */
 export function clientNetwork(address: string): string {
-  const bare = address.split('%', 1)[0].toLowerCase();
-  if (!isIPv6(bare)) return address;
-  if (bare.startsWith(IPV4_MAPPED) && isIPv4(bare.slice(IPV4_MAPPED.length))) return bare.slice(IPV4_MAPPED.length);
-  return `${hextets(bare).slice(0, 4).join(':')}::/64`;
+  const parsed = parse(address);
+  if (parsed === null) return address;
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const network = new ipaddr.IPv6([...(parsed as ipaddr.IPv6).parts.slice(0, 4), 0, 0, 0, 0]);
+  return `${network.toString()}/64`;
 }
 
-/** The eight 16-bit groups of a valid IPv6 address, leading zeros dropped. */
-function hextets(address: string): string[] {
-  const [head, tail] = address.split('::');
-  const groups = (part: string | undefined) => (part ? part.split(':').flatMap(dottedQuad) : []);
-  const front = groups(head);
-  const back = groups(tail);
-  const zeros = tail === undefined ? [] : Array<string>(8 - front.length - back.length).fill('0');
-  return [...front, ...zeros, ...back].map((group) => parseInt(group, 16).toString(16));
-}
-
-/** An embedded IPv4 tail ("::ffff:1.2.3.4", "64:ff9b::1.2.3.4") is two groups. */
-function dottedQuad(group: string): string[] {
-  if (!group.includes('.')) return [group];
-  const [a, b, c, d] = group.split('.').map(Number);
-  return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
+/** An address Node would give or accept (not ipaddr.js's looser IPv4 forms such as `127.1`), a mapped one as IPv4; null for anything else. */
+function parse(address: string): ipaddr.IPv4 | ipaddr.IPv6 | null {
+  if (isIP(address) === 0) return null;
+  const parsed = ipaddr.parse(address);
+  return parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress() ? parsed.toIPv4Address() : parsed;
 }
