@@ -6,7 +6,7 @@ import { PaymentRejection, type ExactExpectations, type VerifiedTransfer } from 
 import type { FeePayers } from '../../modules/payments/ports/fee-payers';
 import { decodePaymentTransaction } from './payment-transaction-wire';
 import { solanaSignatureValid } from './solana-signature-check';
-import { USDC_DECIMALS } from '../../modules/billing/domain/atomic-usdc';
+import { USDC_DECIMALS } from '../../../libs/x402';
 
 /** The highest priority fee accepted (micro-lamports per compute unit), as x402 facilitators cap it. */
 export const MAX_COMPUTE_UNIT_PRICE = 5_000_000n;

@@ -1,6 +1,6 @@
 import type { Message, StopReason } from '@anthropic-ai/sdk/resources/messages';
 import type { ChatCompletion } from '../../../modules/providers/domain/chat-completion';
-import { chatCompletion, completionUsage, type CompletionUsage, type FinishReason, type ToolCall } from '../shared/openai-shapes';
+import { chatCompletion, completionUsage, type CompletionUsage, type FinishReason, type OpenAiToolCall } from '../shared/openai-shapes';
 
 const FINISH_REASONS: Record<StopReason, FinishReason> = {
   end_turn: 'stop',
@@ -40,7 +40,7 @@ export function openAiUsage(usage: AnthropicUsage): CompletionUsage {
 export function anthropicCompletion(message: Message, jsonTool?: string): ChatCompletion {
   let text = '';
   let answeredAsJson = false;
-  const toolCalls: ToolCall[] = [];
+  const toolCalls: OpenAiToolCall[] = [];
   for (const block of message.content) {
     if (block.type === 'text') text += block.text;
     else if (block.type === 'tool_use' && block.name === jsonTool) {

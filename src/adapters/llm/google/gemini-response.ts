@@ -3,7 +3,7 @@ import type { GenerateContentResponse, GenerateContentResponseUsageMetadata, Par
 import type { ChatCompletion } from '../../../modules/providers/domain/chat-completion';
 import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
 import { isJsonObject } from '../shared/json-object';
-import { chatCompletion, completionUsage, type CompletionUsage, type FinishReason, type ToolCall } from '../shared/openai-shapes';
+import { chatCompletion, completionUsage, type CompletionUsage, type FinishReason, type OpenAiToolCall } from '../shared/openai-shapes';
 
 /** A generateContent answer or stream chunk as JSON: the SDK's response class without its getters. */
 export type GeminiResponse = Pick<GenerateContentResponse, 'candidates' | 'promptFeedback' | 'usageMetadata' | 'modelVersion' | 'responseId'>;
@@ -47,10 +47,10 @@ export function completionId(response: GeminiResponse): string {
  * calls. Gemini's calls carry no id to rely on, so each gets a fresh one: a reused `call_0` would
  * collide across turns in clients that key tool results by id.
  */
-export function answerParts(response: GeminiResponse): { text: string; toolCalls: ToolCall[] } {
+export function answerParts(response: GeminiResponse): { text: string; toolCalls: OpenAiToolCall[] } {
   const parts: unknown = response.candidates?.[0]?.content?.parts;
   let text = '';
-  const toolCalls: ToolCall[] = [];
+  const toolCalls: OpenAiToolCall[] = [];
   for (const part of Array.isArray(parts) ? (parts.filter(isJsonObject) as Part[]) : []) {
     if (typeof part.text === 'string' && !part.thought) text += part.text;
     if (part.functionCall) {

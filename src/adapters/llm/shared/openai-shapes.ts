@@ -7,14 +7,14 @@ import type { ChatCompletion, ChatCompletionChunk } from '../../../modules/provi
  * the Anthropic and Gemini adapters dress their translations.
  */
 export type FinishReason = ChatCompletion.Choice['finish_reason'];
-export type ToolCall = ChatCompletionMessageFunctionToolCall;
+export type OpenAiToolCall = ChatCompletionMessageFunctionToolCall;
 export type ToolCallDelta = ChatCompletionChunk.Choice.Delta.ToolCall;
 export type { CompletionUsage };
 
 /** A whole answer, translated. */
 export interface AssistantAnswer {
   text: string;
-  toolCalls: ToolCall[];
+  toolCalls: OpenAiToolCall[];
   finishReason: FinishReason;
   usage?: CompletionUsage;
 }

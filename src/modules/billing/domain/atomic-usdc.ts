@@ -1,8 +1,9 @@
+import { USDC_DECIMALS } from '../../../../libs/x402';
+
 /**
  * USDC amounts as integer atomic units (6 decimals: 1 USDC = 1,000,000). Decimal strings exist only
  * at the edge: parsed once from configuration, formatted once for responses. Never floating point.
  */
-export const USDC_DECIMALS = 6;
 export const ATOMIC_PER_USDC = 10n ** BigInt(USDC_DECIMALS);
 
 const DECIMAL = /^(\d{1,15})(?:\.(\d{1,6}))?$/;

@@ -2,7 +2,8 @@ import type { GatewayConfig } from '../../../config/gateway-config';
 import type { AppLogger } from '../../../logging/app-logger';
 import { UnusedPaymentChain } from '../../../../test/support/unused-payment-chain';
 import type { BlockhashView } from '../ports/payment-chain';
-import { BlockhashTracker, EXPIRY_MARGIN_MS, SLOT_MS } from './blockhash-tracker';
+import { SLOT_MS } from '../domain/solana-slot';
+import { BlockhashTracker, EXPIRY_MARGIN_MS } from './blockhash-tracker';
 
 const logger = { setContext: () => undefined, info: () => undefined, warn: () => undefined } as unknown as AppLogger;
 const POLL_MS = 2_000;

@@ -2,9 +2,8 @@ import { Injectable, Optional, type BeforeApplicationShutdown, type OnApplicatio
 import { GatewayConfig } from '../../../config/gateway-config';
 import { AppLogger } from '../../../logging/app-logger';
 import { PaymentChain } from '../ports/payment-chain';
+import { SLOT_MS } from '../domain/solana-slot';
 
-/** A block's target time on Solana; block heights turn into seconds at this rate. */
-export const SLOT_MS = 400;
 /** How many blocks a blockhash stays valid for (its `lastValidBlockHeight` is its own height plus this). */
 const BLOCKHASH_VALIDITY_BLOCKS = 150;
 /** Blockhashes remembered: well over the validity window at any poll interval the configuration allows. */

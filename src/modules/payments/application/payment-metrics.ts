@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Registry } from 'prom-client';
 
 /** The sponsorship state a scrape reads. */
-export interface SponsorshipState {
+export interface SponsorshipGauges {
   windowLamports: bigint;
   exhausted: boolean;
 }
@@ -62,7 +62,7 @@ export class PaymentMetrics {
   }
 
   /** Gauges read at each scrape: this window's sponsored fees (all instances, as last seen) and whether the global bound is reached. */
-  sponsorship(read: () => SponsorshipState): void {
+  sponsorship(read: () => SponsorshipGauges): void {
     new Gauge({
       name: 'gw_sponsorship_window_lamports',
       help: 'Network fees sponsored in the current window (GW_SPONSOR_WINDOW_SECS, an hour), all instances',

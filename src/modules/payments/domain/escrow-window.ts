@@ -1,5 +1,5 @@
-/** Solana's target slot time: how a time span becomes a count of slots. */
-export const SLOT_MS = 400;
+import { SLOT_MS } from './solana-slot';
+
 /** The program's own bound on how far ahead an escrow may expire (docs/decisions.md, "Escrow"). */
 export const MAX_EXPIRY_SLOTS = 216_000n;
 /** Beyond the longest stream, the time the claim gets to land (its retries and the breaker's pauses). */

@@ -24,4 +24,4 @@ function paidRequest(host: ExecutionContext): PaidRouteRequest {
 export const PaidInput = createParamDecorator((_data: unknown, host: ExecutionContext): unknown => paidRequest(host).input);
 
 /** What the offer fixed before the payment (for the proxy, the checked address to connect to). */
-export const PaidServing = createParamDecorator((_data: unknown, host: ExecutionContext): unknown => paidRequest(host).serving);
+export const ServingTerms = createParamDecorator((_data: unknown, host: ExecutionContext): unknown => paidRequest(host).serving);

@@ -7,7 +7,7 @@ export type PricedService = { kind: 'tool'; id: string } | { kind: 'proxied'; id
 export interface ServiceOffer {
   cost: ChatCost;
   /**
-   * Fixed before the payment and handed to the handler (`@PaidServing()`): for the proxy, the
+   * Fixed before the payment and handed to the handler (`@ServingTerms()`): for the proxy, the
    * address the SSRF check accepted, which the call then connects to; null for the tools.
    */
   serving: unknown;

@@ -1,6 +1,7 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { ApiParam } from '@nestjs/swagger';
-import { formatScaled, formatUsdc, USDC_DECIMALS } from '../../billing/domain/atomic-usdc';
+import { USDC_DECIMALS } from '../../../../libs/x402';
+import { formatScaled, formatUsdc } from '../../billing/domain/atomic-usdc';
 import { chatCost, FEE_PERCENT } from '../../billing/domain/chat-cost';
 import { ModelRouter } from '../application/model-router';
 import type { Catalog, CatalogModel } from '../domain/catalog';

@@ -6,7 +6,7 @@ import { AdminOnly } from '../../../http/admin.guard';
 import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { ApiErrors } from '../../../http/openapi/api-errors';
 import type { PaidRequestParts } from '../../payments/http/paid-route';
-import { PaidInput, PaidRoute, PaidServing } from '../../payments/http/paid-route.decorator';
+import { PaidInput, PaidRoute, ServingTerms } from '../../payments/http/paid-route.decorator';
 import type { PinnedTarget } from '../ports/service-caller';
 import { RouteRateLimit } from '../../rate-limits/http/route-rate-limit.guard';
 import { ServiceOffers } from '../application/service-offers';
@@ -94,7 +94,7 @@ export class ServicesController {
     'services.upstream_payment_required',
     'services.storage_unavailable',
   )
-  async call(@PaidInput() input: ProxyInput, @PaidServing() target: PinnedTarget, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async call(@PaidInput() input: ProxyInput, @ServingTerms() target: PinnedTarget, @Req() req: Request, @Res() res: Response): Promise<void> {
     const reply = await this.proxy.call(input.id, target, input.body, req.gw.signal);
     const type = reply.contentType !== null && RELAYED_TYPES.test(reply.contentType) ? reply.contentType : null;
     if (type === null) res.setHeader('Content-Disposition', 'attachment');
