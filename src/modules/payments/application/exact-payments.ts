@@ -24,14 +24,10 @@ import { PaymentScheme } from './payment-scheme';
 import { SourceExposure, type BalanceRead } from './source-exposure';
 
 /**
- * The `exact` scheme up to the point of serving (docs/decisions.md, "Order of checks"), once
- * PaymentAcceptance has checked the header's size, decoding and shared terms: `accepted` against
- * the challenge, scheme against payload, the transaction's own checks (the payment-attempt limit per client address was counted before, by
- * `PaymentAttempts.count`, which every caller must do: `attempt` proves it), replay look-up, the
- * sponsorship bounds of the payment itself, the paid rate limit (keyed on the wallet whose signature
- * just verified), blockhash life, simulation, the atomic replay claim, the source's exposure, the
- * sponsored fee's window charge, the budget reservation, the pending receipt (the durable claim).
- * When to broadcast is the surface's (`PaymentContext.exactSettlesAt`, `AcceptedPayment.broadcast`).
+ * The `exact` scheme up to the point of serving, once PaymentAcceptance has checked the header's
+ * size, decoding and shared terms: the rest of the checks, in the one order docs/decisions.md,
+ * "Order of checks" gives, up to the pending receipt (the durable claim). The payment-attempt
+ * count came before any of it (`attempt` proves it). When to broadcast is the surface's (`PaymentContext.exactSettlesAt`, `AcceptedPayment.broadcast`).
  * Three bounds keep what is accepted payable (docs/decisions.md, "Money moves exactly once (2 of
  * 2)"): the blockhash's life, the source's in-flight exposure and the sponsored fees.
  */
