@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BillingModule } from '../billing/billing.module';
 import { PaymentsModule } from '../payments/payments.module';
 import { ProvidersModule } from '../providers/providers.module';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
@@ -17,7 +18,7 @@ import { ChatCompletionsController } from './http/chat-completions.controller';
 
 /** The completion pipeline (plan, windows, guard, free or paid answer, cache, redelivery) and its OpenAI codec and route. */
 @Module({
-  imports: [RoutingModule, ProvidersModule, PaymentsModule, RateLimitsModule],
+  imports: [BillingModule, RoutingModule, ProvidersModule, PaymentsModule, RateLimitsModule],
   controllers: [ChatCompletionsController],
   providers: [ChatPlanner, CompletionPipeline, FreeServing, PaidServing, PaidAnswerSource, AnswerCache, AnswerRedelivery, ChatMetrics, FreeTierLimit, PaidGenerations],
   exports: [ChatPlanner],

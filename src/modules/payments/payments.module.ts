@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BillingModule } from '../billing/billing.module';
 import { RouteLimitsModule } from '../rate-limits/http/route-limits.module';
 import { RateLimitsModule } from '../rate-limits/rate-limits.module';
 import { ExactPayments } from './application/exact-payments';
@@ -23,7 +24,7 @@ import { EscrowClaimFees } from './application/escrow-claim-fees';
 
 /** x402 `exact`: challenges, verification, replay protection, settlement, receipts and the paid rate limit. */
 @Module({
-  imports: [RateLimitsModule, RouteLimitsModule],
+  imports: [BillingModule, RateLimitsModule, RouteLimitsModule],
   controllers: [ReceiptsController, EscrowController],
   providers: [
     PaymentChallenges,

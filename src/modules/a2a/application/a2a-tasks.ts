@@ -3,10 +3,9 @@ import { decodePaymentRequiredHeader } from '../../../../libs/x402';
 import { Injectable } from '@nestjs/common';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { GatewayError } from '../../../errors/gateway-error';
-import { BackgroundTasks } from '../../../core/background-tasks';
 import { AppLogger } from '../../../logging/app-logger';
-import { chatCost } from '../../billing/domain/chat-cost';
-import { SpendLog } from '../../billing/ports/spend-log';
+import { answerCost } from '../../billing/domain/answer-cost';
+import { SpendRecorder } from '../../billing/application/spend-recorder';
 import { ChatPlanner } from '../../chat/application/chat-planner';
 import { dispatchTargets } from '../../chat/application/dispatch-targets';
 import { candidatesWithin, quoteOf, type ChatPlan, type PricedCandidate } from '../../chat/domain/chat-plan';
@@ -66,8 +65,7 @@ export class A2ATasks {
     private readonly admission: PaymentAdmission,
     private readonly prepaid: PrepaidPayments,
     private readonly limiter: RateLimiter,
-    private readonly spendLog: SpendLog,
-    private readonly background: BackgroundTasks,
+    private readonly spend: SpendRecorder,
     private readonly logger: AppLogger,
     private readonly config: GatewayConfig,
   ) {
@@ -197,20 +195,9 @@ export class A2ATasks {
     }
     const { completion, candidate } = answered;
     await payment.recordDelivery('complete');
-    const usage = completion.usage;
-    const charged = await payment.charge(usage ? chatCost(usage.prompt_tokens, usage.completion_tokens, candidate.model.rates).total : null);
-    this.background.run('spend log', () =>
-      this.spendLog.record({
-        requestId: caller.requestId,
-        payerWallet: payment.payer,
-        model: candidate.model.id,
-        provider: candidate.model.provider,
-        tokensIn: usage?.prompt_tokens ?? plan.inputTokens,
-        tokensOut: usage?.completion_tokens ?? 0,
-        amountChargedAtomic: charged,
-        createdAt: new Date(),
-      }),
-    );
+    const { usage } = completion;
+    const charged = await payment.charge(answerCost(usage, candidate.model.rates));
+    this.spend.answer({ requestId: caller.requestId, payer: payment.payer, model: candidate.model, usage, estimatedInputTokens: plan.inputTokens, charged });
     const output = completion.choices.map((choice) => choice.message.content ?? '').join('\n');
     // A delivered task's receipt reads as x402's SettleResponse too, once its payment confirmed: x402 has no "pending" (the receipt says it).
     const proven =

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GatewayConfig } from '../../../config/gateway-config';
-import { BackgroundTasks } from '../../../core/background-tasks';
 import { GatewayError } from '../../../errors/gateway-error';
-import { SpendLog } from '../../billing/ports/spend-log';
+import { SpendRecorder } from '../../billing/application/spend-recorder';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { UpstreamError } from '../../providers/domain/upstream-error';
@@ -37,8 +36,7 @@ export class FreeServing {
   constructor(
     private readonly dispatcher: UpstreamDispatcher,
     private readonly answers: AnswerCache,
-    private readonly spendLog: SpendLog,
-    private readonly background: BackgroundTasks,
+    private readonly spend: SpendRecorder,
     config: GatewayConfig,
   ) {
     this.streamMaxMs = config.http.streamMaxMs;
@@ -125,17 +123,6 @@ export class FreeServing {
   }
 
   private record({ caller, plan, candidate }: FreeAnswer, usage: ChatCompletion['usage']): void {
-    this.background.run('spend log', () =>
-      this.spendLog.record({
-        requestId: caller.requestId,
-        payerWallet: null,
-        model: candidate.model.id,
-        provider: candidate.model.provider,
-        tokensIn: usage?.prompt_tokens ?? plan.inputTokens,
-        tokensOut: usage?.completion_tokens ?? 0,
-        amountChargedAtomic: 0n,
-        createdAt: new Date(),
-      }),
-    );
+    this.spend.answer({ requestId: caller.requestId, payer: null, model: candidate.model, usage, estimatedInputTokens: plan.inputTokens, charged: 0n });
   }
 }

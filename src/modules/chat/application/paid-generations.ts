@@ -5,18 +5,18 @@ import { GatewayError } from '../../../errors/gateway-error';
 import { BackgroundTasks } from '../../../core/background-tasks';
 import { InFlightRequests } from '../../../core/in-flight-requests';
 import { AppLogger } from '../../../logging/app-logger';
-import { SpendLog } from '../../billing/ports/spend-log';
+import { SpendRecorder } from '../../billing/application/spend-recorder';
 import type { PaidPayment } from '../../payments/application/paid-payment';
 import { paymentErrors } from '../../payments/domain/payment-errors';
 import { failedSettlementHeader } from '../../payments/domain/x402-refusal';
 import { PaymentChain } from '../../payments/ports/payment-chain';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import type { PricedCandidate } from '../domain/chat-plan';
-import { chatCost } from '../../billing/domain/chat-cost';
+import { answerCost } from '../../billing/domain/answer-cost';
 import { RedeliveryStore, type KeptAnswer } from '../ports/redelivery-store';
 import { ResponseCache } from '../ports/response-cache';
 import { PaidCall } from './paid-call';
-import { PaidGeneration, type GenerationEnd } from './paid-generation';
+import { PaidGeneration } from './paid-generation';
 
 export interface PaidStart {
   candidate: PricedCandidate;
@@ -29,13 +29,6 @@ export interface PaidStart {
   inputTokens: number;
   /** Answered from the cache: charged its quote, not the usage (docs/decisions.md, "Cache"). */
   cached: boolean;
-}
-
-/** What the answer's real usage costs at the answering model's rates; null when the provider reported no usage. */
-function realCost(start: PaidStart, completion: ChatCompletion): bigint | null {
-  const { usage } = completion;
-  if (!usage) return null;
-  return chatCost(usage.prompt_tokens, usage.completion_tokens, start.candidate.model.rates).total;
 }
 
 /** A resend that may have a paid answer: the live generation it attaches to, or the answer kept for it. */
@@ -57,7 +50,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
   constructor(
     private readonly redelivery: RedeliveryStore,
     private readonly cache: ResponseCache,
-    private readonly spendLog: SpendLog,
+    private readonly spend: SpendRecorder,
     private readonly chain: PaymentChain,
     private readonly background: BackgroundTasks,
     private readonly logger: AppLogger,
@@ -135,8 +128,8 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     const { payment } = call;
     await payment.recordDelivery(generation.delivery(end));
     const paid = end.settlement.status !== 'failed';
-    const charged = paid ? await payment.charge(start.cached ? start.candidate.cost.total : realCost(start, end.completion)) : 0n;
-    this.record(payment, start, end, charged);
+    const charged = paid ? await payment.charge(start.cached ? start.candidate.cost.total : answerCost(end.completion.usage, start.candidate.model.rates)) : 0n;
+    this.spend.answer({ requestId: start.requestId, payer: payment.payer, model: start.candidate.model, usage: end.completion.usage, estimatedInputTokens: start.inputTokens, charged });
     if (paid && generation.originalReceived !== 'all') {
       // The payment stays "used" as long as its answer is kept, or a resend would meet the chain checks instead.
       await payment.holdFor(this.config.settlement.redeliveryTtlMs);
@@ -156,22 +149,6 @@ export class PaidGenerations implements BeforeApplicationShutdown {
       const key = start.cacheable;
       this.background.run('cache write', () => this.cache.set(key, end.completion, this.config.limits.cacheTtlSecs));
     }
-  }
-
-  private record(payment: PaidPayment, start: PaidStart, end: Extract<GenerationEnd, { kind: 'answer' }>, charged: bigint): void {
-    const { usage } = end.completion;
-    this.background.run('spend log', () =>
-      this.spendLog.record({
-        requestId: start.requestId,
-        payerWallet: payment.payer,
-        model: start.candidate.model.id,
-        provider: start.candidate.model.provider,
-        tokensIn: usage?.prompt_tokens ?? start.inputTokens,
-        tokensOut: usage?.completion_tokens ?? 0,
-        amountChargedAtomic: charged,
-        createdAt: new Date(),
-      }),
-    );
   }
 
   /**

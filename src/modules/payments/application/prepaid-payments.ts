@@ -3,7 +3,7 @@ import { BackgroundTasks } from '../../../core/background-tasks';
 import { GatewayError } from '../../../errors/gateway-error';
 import { AppLogger } from '../../../logging/app-logger';
 import type { ChatCost } from '../../billing/domain/chat-cost';
-import { SpendLog } from '../../billing/ports/spend-log';
+import { SpendRecorder } from '../../billing/application/spend-recorder';
 import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import type { StageTiming } from '../../../core/stage-timing';
 import { paymentErrors } from '../domain/payment-errors';
@@ -52,7 +52,7 @@ export class PrepaidPayments {
     private readonly payments: PaymentAcceptance,
     private readonly challenges: PaymentChallenges,
     private readonly unpaid: UnpaidBudget,
-    private readonly spendLog: SpendLog,
+    private readonly spend: SpendRecorder,
     private readonly background: BackgroundTasks,
     private readonly logger: AppLogger,
   ) {
@@ -125,18 +125,7 @@ export class PrepaidPayments {
   /** After the route answered or failed: the spend row (charged either way) and, when it answered, the receipt's delivery. */
   served(prepaid: Prepaid, requestId: string, delivered: boolean): void {
     const { payment, serviceId } = prepaid;
-    this.background.run('spend log', () =>
-      this.spendLog.record({
-        requestId,
-        payerWallet: payment.payer,
-        model: serviceId,
-        provider: 'gateway',
-        tokensIn: 0,
-        tokensOut: 0,
-        amountChargedAtomic: payment.amountPaid,
-        createdAt: new Date(),
-      }),
-    );
+    this.spend.service({ requestId, payer: payment.payer, serviceId, charged: payment.amountPaid });
     if (delivered) this.background.run('receipt delivery', () => payment.recordDelivery('complete'));
     else this.logger.info({ request_id: requestId, receipt: payment.receiptId }, 'paid request failed after its payment settled; charged, receipt kept');
   }

@@ -1,0 +1,60 @@
+import { Injectable } from '@nestjs/common';
+import { BackgroundTasks } from '../../../core/background-tasks';
+import type { ReportedUsage } from '../domain/answer-cost';
+import type { SpendRecord } from '../domain/spend-record';
+import { SpendLog } from '../ports/spend-log';
+
+/** A generated answer as the surface that served it knows it. */
+export interface SpendAnswer {
+  requestId: string;
+  /** Null for an answer served free. */
+  payer: string | null;
+  /** The model that answered (not necessarily the one quoted). */
+  model: { id: string; provider: string };
+  /** The provider's usage; when it reported none, the row holds the estimated input tokens and no output. */
+  usage: ReportedUsage | undefined;
+  estimatedInputTokens: number;
+  charged: bigint;
+}
+
+/** A prepaid service call (a paid tool, a proxied service): no tokens, served by the gateway. */
+export interface SpendService {
+  requestId: string;
+  payer: string;
+  /** The registry id of what was bought. */
+  serviceId: string;
+  charged: bigint;
+}
+
+/**
+ * The one writer of spend rows (docs/decisions.md, "One writer of spend rows"): every surface says
+ * what it served and charged, and the row is written here, in the background, so a slow or failing
+ * spend log never holds or fails an answer already given.
+ */
+@Injectable()
+export class SpendRecorder {
+  constructor(
+    private readonly log: SpendLog,
+    private readonly background: BackgroundTasks,
+  ) {}
+
+  answer({ requestId, payer, model, usage, estimatedInputTokens, charged }: SpendAnswer): void {
+    this.write({
+      requestId,
+      payerWallet: payer,
+      model: model.id,
+      provider: model.provider,
+      tokensIn: usage?.prompt_tokens ?? estimatedInputTokens,
+      tokensOut: usage?.completion_tokens ?? 0,
+      amountChargedAtomic: charged,
+    });
+  }
+
+  service({ requestId, payer, serviceId, charged }: SpendService): void {
+    this.write({ requestId, payerWallet: payer, model: serviceId, provider: 'gateway', tokensIn: 0, tokensOut: 0, amountChargedAtomic: charged });
+  }
+
+  private write(row: Omit<SpendRecord, 'createdAt'>): void {
+    this.background.run('spend log', () => this.log.record({ ...row, createdAt: new Date() }));
+  }
+}
