@@ -177,7 +177,7 @@ function alive(pid: number): boolean {
 }
 
 describe('GW_WORKERS', () => {
-  // Built once into a directory of its own: start-command.e2e-spec.ts builds into dist/ meanwhile.
+  // Built once into a directory of its own: readme-commands.e2e-spec.ts builds into dist/ meanwhile.
   // node_modules is linked beside the build so that it resolves its dependencies as dist/ would.
   // Emitted without type checking (`npm run typecheck` does that), which takes a third less CPU.
   let buildRoot = '';

@@ -17,7 +17,7 @@ import { changeSince, fundedPayer, snapshot } from '../../support/settlement-pro
 const SEAM_PATH = '/test/money-final-seam';
 const PRICE = { total: 1_050n, providerCost: 1_000n, platformFee: 50n };
 
-/** The paid tools / A2A seam as test/e2e/budgeted-payer-seam.e2e-spec.ts builds it: ExactPayments.accept, budgeted payers refused. */
+/** The paid tools / A2A seam as PrepaidPayments (src/modules/payments/application/prepaid-payments.ts) calls it: PaymentAcceptance.accept settling before the handler, budgeted payers refused. */
 @Controller()
 class SeamController {
   constructor(

@@ -3,7 +3,19 @@ import type { RunningGateway } from '../../../src/gateway';
 import type { Behaviour } from '../../fakes/behaviour';
 import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, type PaidWorld } from '../../support/paid-gateway';
 import type { RpcFaultProxy } from '../../support/rpc-fault-proxy';
-import { errorEvents, FINAL_STATUSES, fundedPayer, readReceiptsUntil, receiptPathOf, sleep, sseDataOf, streamedContent, until, type ReceiptRead, type ReceiptView } from '../../support/settlement-probes';
+import {
+  errorEvents,
+  FINAL_STATUSES,
+  fundedPayer,
+  readReceiptsUntil,
+  receiptPathOf,
+  sleep,
+  sseDataOf,
+  streamedContent,
+  until,
+  type ReceiptRead,
+  type ReceiptView,
+} from '../../support/settlement-probes';
 import { expectAll, useSettlementWorld } from '../../support/settlement-world';
 import { migratedDataDir } from '../../support/pglite-data-dir';
 

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { RunningGateway } from '../../../src/gateway';
-import { TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
+import { TEST_ADMIN_TOKEN, startTestGateway } from '../../support/gateway-harness';
 import { startHttpsService, type HttpsService, type SeenRequest } from '../../support/https-service';
-import { ScriptedResolver } from '../../support/scripted-resolver';
 import { specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { postJson, routeQuote } from '../../support/paid-tools';
+import { ScriptedResolver } from '../../support/scripted-resolver';
 import { pgliteStorage } from '../../support/storage-env';
 
 const ADMIN = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
@@ -90,5 +90,32 @@ describe('the paid proxy: what an anonymous caller learns from a refused endpoin
     const res = await postJson(gateway, '/v1/services/partner/proxy', {});
     expect(res.status).toBe(502);
     expect(await res.text()).not.toContain('10.20.30.40');
+  });
+});
+
+/**
+ * Spec 8 exempts only /health, /v1/models and /metrics from rate limiting. Every GET /v1/services
+ * and every proxy request for an unknown id reads the registry table, so both must meet a limit.
+ */
+describe('registry reads by anonymous clients are rate limited (spec 8)', () => {
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    gateway = await startTestGateway({ ...(await pgliteStorage()).env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN, GW_RATE_LIMIT_MAX: '5' });
+  }, 60_000);
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  it('GET /v1/services: 150 requests from one address in a window meet a 429', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 150; i++) statuses.push((await fetch(`${gateway.url}/v1/services`)).status);
+    expect(statuses).toContain(429);
+  });
+
+  it('POST /v1/services/{unknown}/proxy: 60 requests from one address in a window meet a 429', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) statuses.push((await postJson(gateway, `/v1/services/nobody-${i}/proxy`, {})).status);
+    expect(statuses).toContain(429);
   });
 });

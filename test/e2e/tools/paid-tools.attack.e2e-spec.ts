@@ -5,8 +5,10 @@ import { TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
 import { startHttpsService, type HttpsService, type SeenRequest } from '../../support/https-service';
 import { specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { postJson, PRICE_PATH, routeQuote, SEARCH_PATH, SEARCH_PRICE } from '../../support/paid-tools';
+import { startRpcFaultProxy, type RpcFaultProxy } from '../../support/rpc-fault-proxy';
 import { ScriptedResolver } from '../../support/scripted-resolver';
-import { pgliteStorage } from '../../support/storage-env';
+import { serviceAvailable } from '../../support/services';
+import { pgliteStorage, postgresStorage, type TestStorage } from '../../support/storage-env';
 
 /**
  * Adversarial probes of the paid tools and the proxy: path variants the router accepts (case, a
@@ -123,5 +125,117 @@ describe('paid tools and proxy: edge attacks', () => {
     const res = await postJson(gateway, PRICE_PATH, { mints: [Keypair.generate().publicKey.toBase58()] }, { 'payment-signature': specPaymentHeader(world, quote) });
     expect(res.status).toBe(400);
     expect(recipient()).toBe(before);
+  });
+});
+
+/** The request timeout and client disconnects around a prepaid tool's settlement (GW_REQUEST_TIMEOUT_SECS=1). */
+describe('paid tools: timeouts and disconnects around the settlement', () => {
+  let world: PaidWorld;
+  let rpc: RpcFaultProxy;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    world = await startPaidWorld();
+    rpc = await startRpcFaultProxy(world.localnet.url);
+    gateway = await startPaidGateway(world, {
+      ...(await pgliteStorage()).env,
+      GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      GW_SOLANA_RPC_URL: rpc.url,
+      GW_REQUEST_TIMEOUT_SECS: '1',
+      GW_SETTLEMENT_CONFIRM_SECS: '5',
+    });
+  }, 120_000);
+  afterEach(() => {
+    rpc.mode({ kind: 'pass' });
+    world.upstreams.resetAll();
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await rpc.close();
+    await world.close();
+  });
+
+  const recipient = (): bigint => world.localnet.usdcBalance(world.recipient.publicKey);
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 2500));
+
+  it('a 408 during verification charges nothing, and the same payment then buys the search', async () => {
+    const header = specPaymentHeader(world, await routeQuote(gateway, SEARCH_PATH, { query: 'slow verify' }));
+    const before = recipient();
+    rpc.mode({ kind: 'slow', delayMs: 1800, methods: ['simulateTransaction'] });
+    const timedOut = await postJson(gateway, SEARCH_PATH, { query: 'slow verify' }, { 'payment-signature': header });
+    expect(timedOut.status).toBe(408);
+    await settle();
+    expect(recipient()).toBe(before);
+    expect(rpc.calls('sendTransaction')).toBe(0);
+    rpc.mode({ kind: 'pass' });
+    const retried = await postJson(gateway, SEARCH_PATH, { query: 'slow verify' }, { 'payment-signature': header });
+    expect(retried.status).toBe(200);
+    expect(recipient() - before).toBe(SEARCH_PRICE);
+  });
+
+  it('a slow broadcast and confirmation past the request timeout still serve the paid answer (never a 408 after the charge)', async () => {
+    const header = specPaymentHeader(world, await routeQuote(gateway, SEARCH_PATH, { query: 'slow confirm' }));
+    const before = recipient();
+    rpc.mode({ kind: 'slow', delayMs: 1200, methods: ['sendTransaction', 'getSignatureStatuses'] });
+    const res = await postJson(gateway, SEARCH_PATH, { query: 'slow confirm' }, { 'payment-signature': header });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-gw-receipt')).toMatch(/^\/v1\/receipts\//);
+    expect(recipient() - before).toBe(SEARCH_PRICE);
+  });
+
+  it('a client that leaves during verification is not charged', async () => {
+    const header = specPaymentHeader(world, await routeQuote(gateway, SEARCH_PATH, { query: 'leaves' }));
+    const before = recipient();
+    rpc.mode({ kind: 'slow', delayMs: 700, methods: ['simulateTransaction'] });
+    const controller = new AbortController();
+    const pending = fetch(`${gateway.url}${SEARCH_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'payment-signature': header },
+      body: JSON.stringify({ query: 'leaves' }),
+      signal: controller.signal,
+    }).catch(() => null);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    controller.abort();
+    await pending;
+    await settle();
+    expect(recipient()).toBe(before);
+    expect(world.upstreams.tavily.requests).toHaveLength(0);
+  });
+});
+
+const describeWithPostgres = serviceAvailable('postgres') ? describe : describe.skip;
+
+/** Two gateways on one PostgreSQL database and no Redis: each has its own in-memory replay set. */
+describeWithPostgres('one payment sent to two gateways sharing storage at once', () => {
+  let world: PaidWorld;
+  let storage: TestStorage;
+  let a: RunningGateway;
+  let b: RunningGateway;
+
+  beforeAll(async () => {
+    world = await startPaidWorld();
+    storage = await postgresStorage();
+    a = await startPaidGateway(world, { ...storage.env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    b = await startPaidGateway(world, { ...storage.env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+  }, 120_000);
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await storage.drop();
+    await world.close();
+  });
+
+  it('is served once and charged once', async () => {
+    const recipient = () => world.localnet.usdcBalance(world.recipient.publicKey);
+    for (let round = 0; round < 3; round++) {
+      const header = specPaymentHeader(world, await routeQuote(a, SEARCH_PATH, { query: `twice ${round}` }));
+      const before = recipient();
+      const served = world.upstreams.tavily.requests.length;
+      const results = await Promise.all([a, b].map((gateway) => postJson(gateway, SEARCH_PATH, { query: `twice ${round}` }, { 'payment-signature': header })));
+      const statuses = results.map((res) => res.status).sort();
+      expect(statuses).toEqual([200, 402]);
+      expect(recipient() - before).toBe(SEARCH_PRICE);
+      expect(world.upstreams.tavily.requests.length - served).toBe(1);
+    }
   });
 });

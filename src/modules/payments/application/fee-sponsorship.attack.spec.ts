@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { ComputeBudgetProgram, Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
 import { transactionFee } from '../../../../libs/solana-localnet/transaction-fee';
-import { MemoryExposureLedger } from '../../../adapters/memory/memory-exposure-ledger';
 import { MemorySponsorshipLedger } from '../../../adapters/memory/memory-sponsorship-ledger';
-import { RedisExposureLedger } from '../../../adapters/redis/redis-exposure-ledger';
 import { verifyExactTransfer } from '../../../adapters/solana/exact-transfer-verifier';
 import type { GatewayConfig } from '../../../config/gateway-config';
 import type { AppLogger } from '../../../logging/app-logger';
@@ -15,11 +12,10 @@ import { PaymentRejection, type VerifiedTransfer } from '../domain/exact-payment
 import { FeePayers } from '../ports/fee-payers';
 import type { PaymentChain } from '../ports/payment-chain';
 import { paymentTransaction, toBase64, transferChecked } from '../../../../test/support/payment-transactions';
-import { startPrivateRedis, type PrivateRedis } from '../../../../test/support/private-redis';
-import { serviceAvailable } from '../../../../test/support/services';
 
 /**
- * Unit-level attacks on the three payment bounds (docs/decisions.md, "Money moves exactly once (2 of 2)"; the e2e ones are in test/e2e/payment-bounds-attacks.e2e-spec.ts),
+ * Unit-level attacks on the sponsorship bound of the three payment bounds (docs/decisions.md, "Money moves exactly once (2 of 2)"; the e2e ones are in
+ * test/e2e/payments/payment-bounds.attack.e2e-spec.ts, the Redis exposure ledger's in src/adapters/redis/redis-exposure-ledger.int-spec.ts),
  * from its adversarial reviews: each asserts the behaviour the bounds promise.
  */
 
@@ -116,35 +112,5 @@ describe('the sponsored fee a payment is charged is what the chain takes from th
       }
     }
     expect(accepted).toBeGreaterThan(40);
-  });
-});
-
-const withRedis = serviceAvailable('redis') ? describe : describe.skip;
-withRedis('the Redis exposure ledger with amounts past 2^53', () => {
-  let redis: PrivateRedis;
-  let client: Redis;
-  beforeAll(async () => {
-    redis = await startPrivateRedis();
-    client = new Redis(redis.url, { maxRetriesPerRequest: 0 });
-  });
-  afterAll(async () => {
-    client.disconnect();
-    await redis.close();
-  });
-
-  it('counts exactly as the memory ledger does (Lua numbers round above 2^53)', async () => {
-    const balance = 2n ** 53n;
-    const verdicts = [];
-    for (const ledger of [new MemoryExposureLedger(), new RedisExposureLedger(client, new MemoryExposureLedger())]) {
-      const source = randomUUID();
-      const first = await ledger.admit({ source, id: 'a', amount: 1n }, balance, 0, 60_000);
-      // 2^53 + 1 in flight against a balance of 2^53: one unit more than the source holds.
-      const second = await ledger.admit({ source, id: 'b', amount: balance }, balance, 0, 60_000);
-      verdicts.push({ first, second });
-    }
-    expect(verdicts).toEqual([
-      { first: true, second: false },
-      { first: true, second: false },
-    ]);
   });
 });
