@@ -1,6 +1,8 @@
 /**
  * One run for every layer: unit (*.spec.ts beside the code), adapter integration (*.int-spec.ts,
- * real PostgreSQL, Redis and PGlite) and end to end (test/e2e/*.e2e-spec.ts, the app on a real port).
+ * real PostgreSQL, Redis and PGlite) and end to end (test/e2e/<surface>/*.e2e-spec.ts, the app on
+ * a real port). Attack suites keep their layer's suffix after `.attack` (*.attack.spec.ts,
+ * *.attack.e2e-spec.ts), so these three patterns take them. test/README.md is the guide.
  * Type checking is `npm run typecheck`; ts-jest only transpiles.
  */
 module.exports = {

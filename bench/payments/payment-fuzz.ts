@@ -1,7 +1,7 @@
 /**
  * The payment fuzzing at length: generated PAYMENT-SIGNATURE headers and paid bodies against a
  * gateway on the local chain, with the properties of test/support/payment-fuzz.ts (no 5xx, money
- * only with a 200, exactly, once). CI runs 10,000 with a fixed seed (test/e2e/payment-fuzz.e2e-spec.ts).
+ * only with a 200, exactly, once). CI runs 10,000 with a fixed seed (test/e2e/payments/payment-fuzz.e2e-spec.ts).
  *   npm run fuzz:payments -- [--runs 100000] [--seed N]
  */
 import * as fc from 'fast-check';

@@ -7,12 +7,13 @@
 const { default: Sequencer } = require('@jest/test-sequencer');
 
 /** Suites that spawn builds, processes or long fault windows: each runs for a minute or more. */
-const LONG_SUITES = ['start-command.e2e-spec.ts', 'workers.e2e-spec.ts', 'payment-fuzz.e2e-spec.ts', 'payment-rpc-faults.e2e-spec.ts'];
+const LONG_SUITES = ['ops/readme-commands.e2e-spec.ts', 'ops/workers.e2e-spec.ts', 'payments/payment-fuzz.e2e-spec.ts', 'payments/rpc-faults.e2e-spec.ts'];
 
 function estimatedSeconds(path) {
-  if (LONG_SUITES.some((name) => path.endsWith(name))) return 100;
-  if (path.endsWith('-linear.spec.ts') || /[\\/]settlement-[a-z0-9-]+\.e2e-spec\.ts$/.test(path)) return 40;
-  if (/[\\/]test[\\/](e2e|attacks)[\\/]/.test(path)) return 10;
+  const slashed = path.replace(/\\/g, '/');
+  if (LONG_SUITES.some((name) => slashed.endsWith(`/e2e/${name}`))) return 100;
+  if (slashed.endsWith('-linear.spec.ts') || /\/e2e\/payments\/settlement-[a-z0-9.-]+\.e2e-spec\.ts$/.test(slashed)) return 40;
+  if (slashed.includes('/test/e2e/')) return 10;
   if (path.endsWith('.int-spec.ts')) return 5;
   return 1;
 }

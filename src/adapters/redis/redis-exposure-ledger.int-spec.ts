@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { exposureLedgerContract } from '../../../test/contracts/exposure-ledger.contract';
 import { closedPort } from '../../../test/support/network';
+import { startPrivateRedis, type PrivateRedis } from '../../../test/support/private-redis';
 import { REDIS_TEST_URL, serviceAvailable } from '../../../test/support/services';
 import { MemoryExposureLedger } from '../memory/memory-exposure-ledger';
 import { RedisExposureLedger } from './redis-exposure-ledger';
@@ -38,5 +39,34 @@ describe('RedisExposureLedger with Redis down', () => {
     await ledger.remove('s', 'a');
     expect(await ledger.admit({ source: 's', id: 'b', amount: 60n }, 100n, 0, 60_000)).toBe(true);
     redis.disconnect();
+  });
+});
+
+describeWithRedis('the Redis exposure ledger with amounts past 2^53', () => {
+  let redis: PrivateRedis;
+  let client: Redis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    client = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+  });
+  afterAll(async () => {
+    client.disconnect();
+    await redis.close();
+  });
+
+  it('counts exactly as the memory ledger does (Lua numbers round above 2^53)', async () => {
+    const balance = 2n ** 53n;
+    const verdicts = [];
+    for (const ledger of [new MemoryExposureLedger(), new RedisExposureLedger(client, new MemoryExposureLedger())]) {
+      const source = randomUUID();
+      const first = await ledger.admit({ source, id: 'a', amount: 1n }, balance, 0, 60_000);
+      // 2^53 + 1 in flight against a balance of 2^53: one unit more than the source holds.
+      const second = await ledger.admit({ source, id: 'b', amount: balance }, balance, 0, 60_000);
+      verdicts.push({ first, second });
+    }
+    expect(verdicts).toEqual([
+      { first: true, second: false },
+      { first: true, second: false },
+    ]);
   });
 });
