@@ -14,9 +14,9 @@ import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain
 import type { PricedCandidate } from '../domain/chat-plan';
 import { answerCost } from '../../billing/domain/answer-cost';
 import { RedeliveryStore, type KeptAnswer } from '../ports/redelivery-store';
-import { ResponseCache } from '../ports/response-cache';
 import { PaidCall } from './paid-call';
 import { PaidGeneration } from './paid-generation';
+import { AnswerCache } from './answer-cache';
 
 export interface PaidStart {
   candidate: PricedCandidate;
@@ -49,7 +49,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
 
   constructor(
     private readonly redelivery: RedeliveryStore,
-    private readonly cache: ResponseCache,
+    private readonly answers: AnswerCache,
     private readonly spend: SpendRecorder,
     private readonly chain: PaymentChain,
     private readonly background: BackgroundTasks,
@@ -146,8 +146,7 @@ export class PaidGenerations implements BeforeApplicationShutdown {
       );
     }
     if (paid && end.whole && start.cacheable) {
-      const key = start.cacheable;
-      this.background.run('cache write', () => this.cache.set(key, end.completion, this.config.limits.cacheTtlSecs));
+      this.answers.keep(start.cacheable, end.completion);
     }
   }
 
