@@ -134,7 +134,11 @@ export const ERROR_CODES = {
   'services.upstream_failed': { type: 'provider_error', meaning: 'the proxied service failed or answered a non-2xx status after the payment settled; charged, with the receipt' },
   'services.upstream_payment_required': { type: 'provider_error', meaning: 'the proxied service answered 402; the gateway never pays an upstream (charged, with the receipt)' },
   'server.internal_error': { type: 'internal_error', meaning: 'an unexpected failure inside the gateway' },
-  'server.overloaded': { type: 'service_unavailable', meaning: 'GW_MAX_CONCURRENT_REQUESTS requests are already in flight, or GW_MAX_BODY_BYTES_IN_FLIGHT bytes of bodies are being read' },
+  'server.overloaded': {
+    type: 'service_unavailable',
+    meaning:
+      'GW_MAX_CONCURRENT_REQUESTS requests are already in flight, or GW_MAX_BODY_BYTES_IN_FLIGHT bytes of bodies are being read (GW_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT from this client network)',
+  },
   'server.shutting_down': { type: 'service_unavailable', meaning: 'the gateway is shutting down; a payment not yet broadcast was not used' },
 } as const satisfies Readonly<Record<string, ErrorCodeEntry>>;
 

@@ -113,10 +113,8 @@ describe('the open edge: request bodies', () => {
     const answers = await Promise.all(uploads.map(async ({ attacker, path }) => ({ path, status: (await attacker.response)?.status, closed: await attacker.closed.then(() => true) })));
     const byOutcome = (path: string) => answers.filter((answer) => answer.path === path).map((answer) => `${answer.status}${answer.closed ? ' closed' : ''}`);
     expect(new Set(byOutcome('/health'))).toEqual(new Set(['413 closed']));
-    // 64 MiB in flight admits six 10 MiB bodies at a time; they stall and get 408; the others are 503 at once (or 408 once a place was free).
-    const chat = byOutcome('/v1/chat/completions');
-    expect(new Set(chat)).toEqual(new Set(['408 closed', '503 closed']));
-    expect(chat.filter((outcome) => outcome === '408 closed').length).toBeGreaterThanOrEqual(6);
+    // Bytes in flight are taken as they arrive, not as declared: the 24 chat uploads hold the megabyte each sent, within the bounds, and time out with 408.
+    expect(new Set(byOutcome('/v1/chat/completions'))).toEqual(new Set(['408 closed']));
     expect((await Promise.all(legitDuring)).map((res) => res.status)).toEqual([200]);
     expect(process.memoryUsage().rss - before).toBeLessThan(200 * MiB);
     // Every slot and every byte of the bound is free again.
