@@ -34,6 +34,10 @@ export const ERROR_CODES = {
   'request.invalid_path': { type: 'bad_request', meaning: 'a path segment is malformed (a wallet address that is not base58 of 32 to 44 characters)' },
   'request.invalid_query': { type: 'bad_request', meaning: 'a query parameter is malformed or out of range' },
   'request.nesting_too_deep': { type: 'bad_request', meaning: 'objects and arrays in the body nest deeper than 64 levels' },
+  'request.too_many_values': {
+    type: 'payload_too_large',
+    meaning: 'the body holds more JSON values than its route takes (chat 100,000); refused as it is read, before it is parsed, the connection closed',
+  },
   'route.not_found': { type: 'not_found', meaning: 'no route for this method and path (its body unread, the connection closed), or a hidden admin route' },
   'cors.origin_not_allowed': { type: 'forbidden', meaning: 'the browser Origin is not among the allowed origins' },
   'http.bad_request': { type: 'bad_request', meaning: 'a client error raised by the framework that no other code names' },

@@ -6,11 +6,11 @@ import typeis from 'type-is';
 import { GatewayConfig } from '../config/gateway-config';
 import { fieldError, GatewayError } from '../errors/gateway-error';
 import { clientNetwork } from '../modules/rate-limits/domain/client-network';
-import { RouteTable } from './body-limits';
+import { RouteTable, type BodyBound } from './body-limits';
 import { routeNotFound } from './error-response';
 import { sendContinue } from './expect-continue';
 import { HttpMetrics, type RejectionReason } from './http-metrics';
-import { JsonDepthScanner, MAX_BODY_NESTING } from './json-depth-scanner';
+import { JsonBodyScanner, MAX_BODY_NESTING, type ScanRefusal } from './json-body-scanner';
 import { requestPath } from './request-context';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -63,10 +63,10 @@ type BodyBytesRefusal = Extract<RejectionReason, 'body_bytes_in_flight' | 'clien
  * Content-Length over the route's limit 413, a Content-Encoding 415, a media type other than JSON
  * in UTF-8 415, all before a byte is read. Then the body is read within GW_BODY_READ_TIMEOUT_SECS
  * (408), under the bounds on bytes in flight, shared and per client network (503), its nesting
- * counted as it arrives (400 past 64 levels), and parsed once complete; the exact bytes stay on
- * `req.rawBody`. Every refusal closes the connection, so an unread body costs nothing more.
- * Hand-written rather than body-parser, which neither counts nesting while reading nor bounds
- * bytes in flight.
+ * and its values counted as it arrives (400 past 64 levels, 413 past the route's values), and
+ * parsed once complete; the exact bytes stay on `req.rawBody`. Every refusal closes the
+ * connection, so an unread body costs nothing more. Hand-written rather than body-parser, which
+ * neither counts while reading nor bounds bytes in flight.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
@@ -91,17 +91,17 @@ export class JsonBodyMiddleware implements NestMiddleware {
     if (limit === null) return refuse(routeNotFound(req.method, path));
     if (!hasBody(req)) return next();
     const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
-    const refusal = headerRefusal(req, path, limit, declared);
+    const refusal = headerRefusal(req, path, limit.bytes, declared);
     if (refusal) return refuse(refusal);
     sendContinue(req, res);
     // The body's events run in the socket's async context: the request's own (its log bindings) is carried over to what follows.
     this.read(req, res, limit, AsyncResource.bind(next));
   }
 
-  private read(req: Request, res: Response, limit: number, next: NextFunction): void {
+  private read(req: Request, res: Response, limit: BodyBound, next: NextFunction): void {
     const client = clientNetwork(req.gw.clientAddress);
     const chunks: Buffer[] = [];
-    const scanner = new JsonDepthScanner();
+    const scanner = new JsonBodyScanner(limit.values);
     let received = 0;
     let done = false;
     const finish = (error: GatewayError | null): void => {
@@ -126,12 +126,12 @@ export class JsonBodyMiddleware implements NestMiddleware {
       next();
     };
     const onData = (chunk: Buffer): void => {
-      if (received + chunk.length > limit) return finish(tooLarge(limit));
+      if (received + chunk.length > limit.bytes) return finish(tooLarge(limit.bytes));
       const refused = this.inFlight.take(client, chunk.length);
       if (refused !== null) return finish(this.overloaded(res, refused));
       received += chunk.length;
-      const tooDeep = scanner.feed(chunk);
-      if (tooDeep !== null) return finish(fieldError('request.nesting_too_deep', tooDeep, `${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_BODY_NESTING} levels`));
+      const verdict = scanner.feed(chunk);
+      if (verdict !== null) return finish(scanRefusal(verdict, limit.values));
       chunks.push(chunk);
     };
     const onEnd = (): void => finish(null);
@@ -168,6 +168,11 @@ function headerRefusal(req: Request, path: string, limit: number, declared: numb
   const charset = parseContentType(req.headers['content-type'] ?? '').parameters.charset;
   if (charset !== undefined && !UTF8.test(charset)) return new GatewayError('request.unsupported_charset', 'JSON bodies must be UTF-8');
   return null;
+}
+
+function scanRefusal(refusal: ScanRefusal, maxValues: number): GatewayError {
+  if (refusal.bound === 'values') return new GatewayError('request.too_many_values', `request body holds more than ${maxValues} JSON values`);
+  return fieldError('request.nesting_too_deep', refusal.path, `${refusal.path} is nested too deeply: objects and arrays may nest at most ${MAX_BODY_NESTING} levels`);
 }
 
 function tooLarge(limit: number): GatewayError {
