@@ -109,6 +109,9 @@ describe('JsonBodyScanner', () => {
       (size) => `{"a":"${'\\"['.repeat(size / 3)}"}`,
       (size) => '{"k":1,'.repeat(size / 7) + '"z":0}',
       (size) => `[${'{},'.repeat(size / 3)}{}]`,
+      // Strings are skipped by looking for their next quote and backslash: neither search may start over at each escape or each string.
+      (size) => `["${'\\\\'.repeat(size / 2)}"]`,
+      (size) => `[${'"a",'.repeat(size / 4)}"\\n"]`,
     ];
     for (const shape of shapes) {
       const { ratio } = doublingRatio((size) => {

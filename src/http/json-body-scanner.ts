@@ -34,11 +34,13 @@ interface Level {
   key: Buffer;
 }
 
+const NO_KEY = Buffer.alloc(0);
+
 /**
- * Counts the nesting and the values of a JSON text fed in chunks, in one pass over each byte
- * (strings and their escapes are skipped as such; UTF-8 continuation bytes never equal an ASCII
- * delimiter), so a body nested millions deep, or made of millions of tiny values, is refused
- * without being parsed (docs/decisions.md, "Bodies at the edge").
+ * Counts the nesting and the values of a JSON text fed in chunks, in one pass over its bytes
+ * (inside a string only quotes and backslashes are looked at; UTF-8 continuation bytes never equal
+ * an ASCII delimiter), so a body nested millions deep, or made of millions of tiny values, is
+ * refused without being parsed (docs/decisions.md, "Bodies at the edge").
  *
  * Every JSON value counts one: each object, each array, each string that is not an object's key,
  * each number, each `true`, `false` and `null`, the body itself included (a key and its value are
@@ -62,7 +64,8 @@ export class JsonBodyScanner {
   private keyNext = false;
   /** Whether each open level (by depth, the body at 1) is an array. */
   private readonly arrays: Uint8Array;
-  private readonly levels: Level[] = [];
+  /** Reused as containers open and close: a body of a million `{}` allocates nothing per container. */
+  private readonly levels: Level[] = Array.from({ length: NAMED_SEGMENTS }, () => ({ index: -1, key: NO_KEY }));
   /** The key being read into, when it belongs to a named level. */
   private capture: Level | null = null;
   private captured: Buffer[] = [];
@@ -77,70 +80,108 @@ export class JsonBodyScanner {
 
   /** Null while the text stays within both bounds; else the first bound it passed. */
   feed(chunk: Buffer): ScanRefusal | null {
+    // The state is read into locals and written back once: this loop runs once per byte of every body.
+    const { arrays, levels, maxValues, maxDepth } = this;
+    let { depth, values, inString, escaped, inScalar, keyNext } = this;
     let captureFrom = this.capture === null ? -1 : 0;
-    for (let i = 0; i < chunk.length; i++) {
-      const byte = chunk[i];
-      if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (byte === BACKSLASH) this.escaped = true;
-        else if (byte === QUOTE) {
-          this.inString = false;
-          if (captureFrom !== -1) {
-            this.keep(chunk.subarray(captureFrom, i));
-            this.endKey();
-            captureFrom = -1;
-          }
+    // Inside a string only a quote or a backslash matters: the next of each is found natively and
+    // kept until passed (-2 not looked for yet, -1 none left), so each byte is looked at once.
+    let nextQuote = -2;
+    let nextBackslash = -2;
+    let refusal: ScanRefusal | null = null;
+    let i = 0;
+    const end = chunk.length;
+    while (i < end) {
+      if (inString) {
+        if (escaped) {
+          escaped = false;
+          i += 1;
+          continue;
         }
+        if (nextQuote !== -1 && nextQuote < i) nextQuote = chunk.indexOf(QUOTE, i);
+        if (nextBackslash !== -1 && nextBackslash < i) nextBackslash = chunk.indexOf(BACKSLASH, i);
+        if (nextBackslash !== -1 && (nextQuote === -1 || nextBackslash < nextQuote)) {
+          escaped = true;
+          i = nextBackslash + 1;
+          continue;
+        }
+        if (nextQuote === -1) break;
+        inString = false;
+        if (captureFrom !== -1) {
+          this.keep(chunk.subarray(captureFrom, nextQuote));
+          this.endKey();
+          captureFrom = -1;
+        }
+        i = nextQuote + 1;
         continue;
       }
+      const byte = chunk[i];
+      i += 1;
       switch (byte) {
         case QUOTE:
-          this.inString = true;
-          this.inScalar = false;
-          if (this.keyNext) {
-            this.keyNext = false;
-            if (this.depth <= NAMED_SEGMENTS) {
-              this.capture = this.levels[this.depth - 1];
-              captureFrom = i + 1;
+          inString = true;
+          inScalar = false;
+          if (keyNext) {
+            keyNext = false;
+            if (depth <= NAMED_SEGMENTS) {
+              this.capture = levels[depth - 1];
+              captureFrom = i;
             }
-          } else if (++this.values > this.maxValues) return { bound: 'values' };
+          } else if (++values > maxValues) refusal = { bound: 'values' };
           break;
         case OPEN_OBJECT:
         case OPEN_ARRAY: {
-          this.inScalar = false;
-          if (++this.depth > this.maxDepth) return { bound: 'nesting', path: this.path() };
-          if (++this.values > this.maxValues) return { bound: 'values' };
+          inScalar = false;
+          if (++depth > maxDepth) {
+            refusal = { bound: 'nesting', path: this.path(depth) };
+            break;
+          }
+          if (++values > maxValues) {
+            refusal = { bound: 'values' };
+            break;
+          }
           const array = byte === OPEN_ARRAY;
-          this.arrays[this.depth] = array ? 1 : 0;
-          this.keyNext = !array;
-          if (this.depth <= NAMED_SEGMENTS) this.levels.push({ index: array ? 0 : -1, key: Buffer.alloc(0) });
+          arrays[depth] = array ? 1 : 0;
+          keyNext = !array;
+          if (depth <= NAMED_SEGMENTS) {
+            const level = levels[depth - 1];
+            level.index = array ? 0 : -1;
+            level.key = NO_KEY;
+          }
           break;
         }
         case CLOSE_OBJECT:
         case CLOSE_ARRAY:
-          this.inScalar = false;
-          this.keyNext = false;
-          if (this.depth > 0 && this.depth-- <= NAMED_SEGMENTS) this.levels.pop();
+          inScalar = false;
+          keyNext = false;
+          if (depth > 0) depth -= 1;
           break;
         case COMMA:
-          this.inScalar = false;
-          if (this.depth === 0) break;
-          this.keyNext = this.arrays[this.depth] === 0;
-          if (this.depth <= NAMED_SEGMENTS && !this.keyNext) this.levels[this.depth - 1].index += 1;
+          inScalar = false;
+          if (depth === 0) break;
+          keyNext = arrays[depth] === 0;
+          if (depth <= NAMED_SEGMENTS && !keyNext) levels[depth - 1].index += 1;
           break;
         case COLON:
         case SPACE:
         case TAB:
         case LINE_FEED:
         case CARRIAGE_RETURN:
-          this.inScalar = false;
+          inScalar = false;
           break;
         default:
-          if (this.inScalar) break;
-          this.inScalar = true;
-          if (++this.values > this.maxValues) return { bound: 'values' };
+          if (inScalar) break;
+          inScalar = true;
+          if (++values > maxValues) refusal = { bound: 'values' };
       }
+      if (refusal !== null) return refusal;
     }
+    this.depth = depth;
+    this.values = values;
+    this.inString = inString;
+    this.escaped = escaped;
+    this.inScalar = inScalar;
+    this.keyNext = keyNext;
     if (captureFrom !== -1) this.keep(chunk.subarray(captureFrom));
     return null;
   }
@@ -160,14 +201,15 @@ export class JsonBodyScanner {
     this.capturedBytes = 0;
   }
 
-  private path(): string {
-    const named = this.levels.slice(0, NAMED_SEGMENTS).map((level, i) => {
+  /** The path to the container that opened level `depth`, past the bound: the levels named are those above it. */
+  private path(depth: number): string {
+    const named = this.levels.slice(0, Math.min(depth - 1, NAMED_SEGMENTS)).map((level, i) => {
       if (level.index !== -1) return `[${level.index}]`;
       const key = keyText(level.key);
       const shown = key.length > NAMED_KEY_LENGTH ? `${key.slice(0, NAMED_KEY_LENGTH)}...` : key;
       return i === 0 ? shown : `.${shown}`;
     });
-    return named.join('') + (this.depth - 1 > NAMED_SEGMENTS ? '...' : '');
+    return named.join('') + (depth - 1 > NAMED_SEGMENTS ? '...' : '');
   }
 }
 
