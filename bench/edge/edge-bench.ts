@@ -81,6 +81,8 @@ function attacks(): Attack[] {
   const nested = Buffer.alloc(10 * 1000 * 1000, '[');
   const nestedGzip = gzipSync(nested);
   const deep = Buffer.from(`{"name":"x","owner_wallet":${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
+  const manyValuesStart = '{"model":"auto","messages":[{"role":"user","content":"hi"}],"metadata":{"a":[';
+  const manyValues = Buffer.from(`${manyValuesStart}${'{},'.repeat(Math.floor((10 * MiB - manyValuesStart.length - 8) / 3))}{}]}}`);
   return [
     {
       name: '10 MB nested JSON to POST /health',
@@ -106,6 +108,10 @@ function attacks(): Attack[] {
       name: '20,000-deep JSON to POST /v1/orgs',
       run: () =>
         inBatches(20, 4, () => exchange(head('POST', '/v1/orgs', { 'content-type': 'application/json', 'content-length': deep.length, authorization: `Bearer ${ADMIN_TOKEN}` }), deep, 30_000)),
+    },
+    {
+      name: '10 MiB chat body of 3.5 million {} values',
+      run: () => inBatches(2, 2, () => exchange(head('POST', '/v1/chat/completions', { 'content-type': 'application/json', 'content-length': manyValues.length }), manyValues, 30_000)),
     },
     {
       name: 'wrong admin tokens to GET /metrics',

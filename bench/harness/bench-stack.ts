@@ -34,6 +34,7 @@ export function startBenchGateway(port: number, fakePort: number, cpu: number | 
       GW_RATE_LIMIT_MAX: '100000000',
       // One load generator is one client: the per-client bounds of the open edge would refuse its load.
       GW_MAX_CONNECTIONS_PER_CLIENT: '0',
+      GW_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT: '0',
       GW_UNPAID_BODY_BYTES_PER_MIN: '0',
     },
     cpu,

@@ -29,6 +29,8 @@ export interface HttpConfig {
   maxBodyBytesInFlight: number;
   /** Response bytes a client leaves untaken this long get its connection closed (GW_SEND_TIMEOUT_SECS): a stalled write, not a long answer. */
   sendTimeoutMs: number;
+  /** Of those, the most one client network's bodies may hold (GW_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT); 0 turns the share off. */
+  maxBodyBytesInFlightPerClient: number;
   /** Open connections per client network in this process (GW_MAX_CONNECTIONS_PER_CLIENT); 0 turns the cap off. */
   maxConnectionsPerClient: number;
   /** Peers whose PROXY protocol header gives the client address (GW_PROXY_PROTOCOL_CIDRS). */

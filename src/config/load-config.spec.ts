@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       bodyReadTimeoutMs: 10_000,
       maxBodyBytesInFlight: 268_435_456,
       sendTimeoutMs: 30_000,
+      maxBodyBytesInFlightPerClient: 33_554_432,
       maxConnectionsPerClient: 64,
       proxyProtocolCidrs: [],
     });
@@ -108,6 +109,7 @@ describe('loadConfig', () => {
       GW_BODY_READ_TIMEOUT_SECS: '2',
       GW_MAX_BODY_BYTES_IN_FLIGHT: '1048576',
       GW_SEND_TIMEOUT_SECS: '5',
+      GW_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT: '0',
       GW_MAX_CONNECTIONS_PER_CLIENT: '0',
       GW_PROXY_PROTOCOL_CIDRS: '10.0.0.0/8, fd00::/8',
       GW_UNPAID_BODY_BYTES_PER_MIN: '0',
@@ -126,6 +128,7 @@ describe('loadConfig', () => {
       bodyReadTimeoutMs: 2000,
       maxBodyBytesInFlight: 1_048_576,
       sendTimeoutMs: 5000,
+      maxBodyBytesInFlightPerClient: 0,
       maxConnectionsPerClient: 0,
       proxyProtocolCidrs: ['10.0.0.0/8', 'fd00::/8'],
     });

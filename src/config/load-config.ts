@@ -84,6 +84,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
       bodyReadTimeoutMs: read.integer('GW_BODY_READ_TIMEOUT_SECS', 10, { min: 1 }) * 1000,
       maxBodyBytesInFlight: read.integer('GW_MAX_BODY_BYTES_IN_FLIGHT', 256 * 1024 * 1024, { min: 1024 }),
       sendTimeoutMs: read.integer('GW_SEND_TIMEOUT_SECS', 30, { min: 1 }) * 1000,
+      maxBodyBytesInFlightPerClient: read.integer('GW_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT', 32 * 1024 * 1024, { min: 0 }),
       maxConnectionsPerClient: read.integer('GW_MAX_CONNECTIONS_PER_CLIENT', 64, { min: 0 }),
       proxyProtocolCidrs: read.cidrs('GW_PROXY_PROTOCOL_CIDRS'),
     },

@@ -34,6 +34,10 @@ export const ERROR_CODES = {
   'request.invalid_path': { type: 'bad_request', meaning: 'a path segment is malformed (a wallet address that is not base58 of 32 to 44 characters)' },
   'request.invalid_query': { type: 'bad_request', meaning: 'a query parameter is malformed or out of range' },
   'request.nesting_too_deep': { type: 'bad_request', meaning: 'objects and arrays in the body nest deeper than 64 levels' },
+  'request.too_many_values': {
+    type: 'payload_too_large',
+    meaning: 'the body holds more JSON values than its route takes (chat 100,000); refused as it is read, before it is parsed, the connection closed',
+  },
   'route.not_found': { type: 'not_found', meaning: 'no route for this method and path (its body unread, the connection closed), or a hidden admin route' },
   'cors.origin_not_allowed': { type: 'forbidden', meaning: 'the browser Origin is not among the allowed origins' },
   'http.bad_request': { type: 'bad_request', meaning: 'a client error raised by the framework that no other code names' },
@@ -134,7 +138,11 @@ export const ERROR_CODES = {
   'services.upstream_failed': { type: 'provider_error', meaning: 'the proxied service failed or answered a non-2xx status after the payment settled; charged, with the receipt' },
   'services.upstream_payment_required': { type: 'provider_error', meaning: 'the proxied service answered 402; the gateway never pays an upstream (charged, with the receipt)' },
   'server.internal_error': { type: 'internal_error', meaning: 'an unexpected failure inside the gateway' },
-  'server.overloaded': { type: 'service_unavailable', meaning: 'GW_MAX_CONCURRENT_REQUESTS requests are already in flight, or GW_MAX_BODY_BYTES_IN_FLIGHT bytes of bodies are being read' },
+  'server.overloaded': {
+    type: 'service_unavailable',
+    meaning:
+      'GW_MAX_CONCURRENT_REQUESTS requests are already in flight, or GW_MAX_BODY_BYTES_IN_FLIGHT bytes of bodies are being read (GW_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT from this client network)',
+  },
   'server.shutting_down': { type: 'service_unavailable', meaning: 'the gateway is shutting down; a payment not yet broadcast was not used' },
 } as const satisfies Readonly<Record<string, ErrorCodeEntry>>;
 

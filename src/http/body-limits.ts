@@ -3,14 +3,32 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { routePath } from './request-context';
 
-/** Chat (spec 8: 10 MB) and, when it comes, `/v1/messages`. */
-export const CHAT_BODY_LIMIT = 10 * 1024 * 1024;
+/**
+ * What one route takes of a request body: at most `bytes` of it, holding at most `values` JSON
+ * values (each object, array, string, number, true, false and null; object keys are not values:
+ * `json-body-scanner.ts`). The value bound is what a body's parse and validation cost: 10 MiB of
+ * `[0,0,...]` is five million values, seconds of `JSON.parse` and validation and hundreds of MB,
+ * where 10 MiB of text in one string is a few. Each route's is about one value per hundred bytes of
+ * its byte limit, as a round figure (docs/decisions.md, "Bodies at the edge").
+ */
+export interface BodyBound {
+  bytes: number;
+  values: number;
+}
+
+/**
+ * Chat (spec 8: 10 MB) and, when it comes, `/v1/messages`. 100,000 values is 256 messages with
+ * content parts and dozens of tool schemas many times over.
+ */
+export const CHAT_BODY_LIMIT: BodyBound = { bytes: 10 * 1024 * 1024, values: 100_000 };
 /** A2A and the paid proxy: far above an agent message or an API call, far below chat. */
-export const AGENT_BODY_LIMIT = 1024 * 1024;
-/** Tools, enterprise, registry and channel routes: a few fields each. */
-export const SMALL_BODY_LIMIT = 64 * 1024;
-/** Spec 8: the price tool's body. */
-export const PRICE_BODY_LIMIT = 16 * 1024;
+export const AGENT_BODY_LIMIT: BodyBound = { bytes: 1024 * 1024, values: 10_000 };
+/** Tools, enterprise, registry and channel routes: a few fields each (a list of 50 mints or members included). */
+export const SMALL_BODY_LIMIT: BodyBound = { bytes: 64 * 1024, values: 1_000 };
+/** Spec 8: the price tool's body (at most 50 mints). */
+export const PRICE_BODY_LIMIT: BodyBound = { bytes: 16 * 1024, values: 200 };
+/** What a route that takes no body takes. */
+const NO_BODY: BodyBound = { bytes: 0, values: 0 };
 
 const BODY_LIMIT = Symbol('gw:bodyLimit');
 
@@ -18,19 +36,19 @@ const BODY_LIMIT = Symbol('gw:bodyLimit');
 const BODY_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * The most body bytes a route takes (on a controller: each of its POST, PUT and PATCH routes). A
- * route without one, and every GET and HEAD, takes no body: one is refused with 413 before it is
- * read (docs/decisions.md, "Bodies at the edge").
+ * The most body a route takes (on a controller: each of its POST, PUT and PATCH routes). A route
+ * without one, and every GET and HEAD, takes no body: one is refused with 413 before it is read
+ * (docs/decisions.md, "Bodies at the edge").
  */
-export function BodyLimit(bytes: number): MethodDecorator & ClassDecorator {
-  return SetMetadata(BODY_LIMIT, bytes);
+export function BodyLimit(bound: BodyBound): MethodDecorator & ClassDecorator {
+  return SetMetadata(BODY_LIMIT, bound);
 }
 
 interface Route {
   method: string;
   /** Lowercased segments; a `:param` segment matches any one segment. */
   segments: readonly string[];
-  limit: number;
+  limit: BodyBound;
 }
 
 /**
@@ -40,7 +58,7 @@ interface Route {
  */
 @Injectable()
 export class RouteTable {
-  private exact?: ReadonlyMap<string, number>;
+  private exact?: ReadonlyMap<string, BodyBound>;
   private patterns?: readonly Route[];
   private paths?: ReadonlySet<string>;
 
@@ -50,14 +68,14 @@ export class RouteTable {
   ) {}
 
   /**
-   * The body limit of the route answering `method` at `path` (0: it takes none), or null when no
-   * route does. OPTIONS is answered by CORS or the router for any path some route has.
+   * The body limit of the route answering `method` at `path` (0 bytes: it takes none), or null when
+   * no route does. OPTIONS is answered by CORS or the router for any path some route has.
    */
-  bodyLimit(method: string, path: string): number | null {
+  bodyLimit(method: string, path: string): BodyBound | null {
     this.build();
     const routed = routePath(path);
     const asked = method === 'HEAD' ? 'GET' : method;
-    if (asked === 'OPTIONS') return this.hasPath(routed) ? 0 : null;
+    if (asked === 'OPTIONS') return this.hasPath(routed) ? NO_BODY : null;
     const exact = this.exact?.get(`${asked} ${routed}`);
     if (exact !== undefined) return exact;
     const segments = routed.split('/');
@@ -71,7 +89,7 @@ export class RouteTable {
 
   private build(): void {
     if (this.exact) return;
-    const exact = new Map<string, number>();
+    const exact = new Map<string, BodyBound>();
     const patterns: Route[] = [];
     for (const route of this.routes()) {
       const path = route.segments.join('/');
@@ -96,8 +114,8 @@ export class RouteTable {
           const requestMethod = this.reflector.get<RequestMethod | undefined>(METHOD_METADATA, handler);
           if (requestMethod === undefined) continue;
           const method = RequestMethod[requestMethod];
-          const declared = this.reflector.get<number | undefined>(BODY_LIMIT, handler) ?? (BODY_METHODS.has(method) ? this.reflector.get<number | undefined>(BODY_LIMIT, controller) : undefined);
-          const limit = method === 'GET' || method === 'HEAD' ? 0 : (declared ?? 0);
+          const declared = this.reflector.get<BodyBound | undefined>(BODY_LIMIT, handler) ?? (BODY_METHODS.has(method) ? this.reflector.get<BodyBound | undefined>(BODY_LIMIT, controller) : undefined);
+          const limit = method === 'GET' || method === 'HEAD' ? NO_BODY : (declared ?? NO_BODY);
           for (const prefix of prefixes) {
             for (const path of pathsOf(this.reflector.get<string | string[] | undefined>(PATH_METADATA, handler))) {
               yield { method, segments: routePath(`/${prefix}/${path}`.replace(/\/+/g, '/')).split('/'), limit };

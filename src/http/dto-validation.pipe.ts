@@ -1,6 +1,6 @@
 import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { fieldError, GatewayError } from '../errors/gateway-error';
-import { MAX_BODY_NESTING } from './json-depth-scanner';
+import { MAX_BODY_NESTING } from './json-body-scanner';
 
 /** More keys than this in one object is not a REST body: class-transformer's key handling is quadratic in them. */
 const MAX_KEYS_PER_OBJECT = 1_000;

@@ -5,7 +5,7 @@ import type { StageTiming } from '../core/stage-timing';
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const OVERHEAD_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 /** Why the edge refused a request or closed a connection (docs/decisions.md, "The open edge"). */
-export type RejectionReason = 'concurrency_limit' | 'body_bytes_in_flight' | 'client_connections' | 'proxy_protocol' | 'pipelined_requests' | 'send_timeout';
+export type RejectionReason = 'concurrency_limit' | 'body_bytes_in_flight' | 'client_body_bytes' | 'client_connections' | 'proxy_protocol' | 'pipelined_requests' | 'send_timeout';
 
 const KNOWN_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD']);
 

@@ -5,11 +5,12 @@ import type { NextFunction, Request, Response } from 'express';
 import typeis from 'type-is';
 import { GatewayConfig } from '../config/gateway-config';
 import { fieldError, GatewayError } from '../errors/gateway-error';
-import { RouteTable } from './body-limits';
+import { clientNetwork } from '../modules/rate-limits/domain/client-network';
+import { RouteTable, type BodyBound } from './body-limits';
 import { routeNotFound } from './error-response';
 import { sendContinue } from './expect-continue';
-import { HttpMetrics } from './http-metrics';
-import { JsonDepthScanner, MAX_BODY_NESTING } from './json-depth-scanner';
+import { HttpMetrics, type RejectionReason } from './http-metrics';
+import { JsonBodyScanner, MAX_BODY_NESTING, type ScanRefusal } from './json-body-scanner';
 import { requestPath } from './request-context';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
@@ -18,39 +19,54 @@ const UTF8 = /^utf-?8$/i;
 const CONTAINER_START = /^[\s]*[[{]/;
 
 /**
- * Bytes of request bodies being read, all requests of this process together
- * (GW_MAX_BODY_BYTES_IN_FLIGHT). A body with a Content-Length reserves it whole before a byte is
- * read; a chunked one as its bytes arrive.
+ * Bytes of request bodies being read, taken as they arrive, never by what a Content-Length
+ * declares (docs/decisions.md, "Slow clients hold nothing"): at most GW_MAX_BODY_BYTES_IN_FLIGHT
+ * of all requests of this process together, and at most GW_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT of
+ * one client network's (0: no share), so one client cannot take the whole bound from the others.
  */
 @Injectable()
 export class BodyBytesInFlight {
   private used = 0;
+  private readonly byClient = new Map<string, number>();
   private readonly max: number;
+  private readonly maxPerClient: number;
 
   constructor(config: GatewayConfig) {
     this.max = config.http.maxBodyBytesInFlight;
+    this.maxPerClient = config.http.maxBodyBytesInFlightPerClient;
   }
 
-  reserve(bytes: number): boolean {
-    if (this.used + bytes > this.max) return false;
+  /** Takes `bytes` for `client`'s body: null when taken, else the bound that refused them. */
+  take(client: string, bytes: number): BodyBytesRefusal | null {
+    const held = this.byClient.get(client) ?? 0;
+    if (this.maxPerClient > 0 && held + bytes > this.maxPerClient) return 'client_body_bytes';
+    if (this.used + bytes > this.max) return 'body_bytes_in_flight';
     this.used += bytes;
-    return true;
+    this.byClient.set(client, held + bytes);
+    return null;
   }
 
-  release(bytes: number): void {
+  release(client: string, bytes: number): void {
+    if (bytes === 0) return;
     this.used -= bytes;
+    const left = (this.byClient.get(client) ?? 0) - bytes;
+    if (left > 0) this.byClient.set(client, left);
+    else this.byClient.delete(client);
   }
 }
+
+type BodyBytesRefusal = Extract<RejectionReason, 'body_bytes_in_flight' | 'client_body_bytes'>;
 
 /**
  * The route's body, read as cheaply as it can be refused (docs/decisions.md, "Bodies at the edge"):
  * an unmatched method and path is 404 and a body on a route that takes none 413, both unread; a
  * Content-Length over the route's limit 413, a Content-Encoding 415, a media type other than JSON
  * in UTF-8 415, all before a byte is read. Then the body is read within GW_BODY_READ_TIMEOUT_SECS
- * (408), under the shared bound on bytes in flight (503), its nesting counted as it arrives (400
- * past 64 levels), and parsed once complete; the exact bytes stay on `req.rawBody`. Every refusal
- * closes the connection, so an unread body costs nothing more. Hand-written rather than
- * body-parser, which neither counts nesting while reading nor shares a bound on bytes in flight.
+ * (408), under the bounds on bytes in flight, shared and per client network (503), its nesting
+ * and its values counted as it arrives (400 past 64 levels, 413 past the route's values), and
+ * parsed once complete; the exact bytes stay on `req.rawBody`. Every refusal closes the
+ * connection, so an unread body costs nothing more. Hand-written rather than body-parser, which
+ * neither counts while reading nor bounds bytes in flight.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
@@ -75,17 +91,17 @@ export class JsonBodyMiddleware implements NestMiddleware {
     if (limit === null) return refuse(routeNotFound(req.method, path));
     if (!hasBody(req)) return next();
     const declared = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
-    const refusal = headerRefusal(req, path, limit, declared);
+    const refusal = headerRefusal(req, path, limit.bytes, declared);
     if (refusal) return refuse(refusal);
-    if (!this.inFlight.reserve(declared ?? 0)) return refuse(this.overloaded(res));
     sendContinue(req, res);
     // The body's events run in the socket's async context: the request's own (its log bindings) is carried over to what follows.
-    this.read(req, res, limit, declared ?? 0, AsyncResource.bind(next));
+    this.read(req, res, limit, AsyncResource.bind(next));
   }
 
-  private read(req: Request, res: Response, limit: number, reserved: number, next: NextFunction): void {
+  private read(req: Request, res: Response, limit: BodyBound, next: NextFunction): void {
+    const client = clientNetwork(req.gw.clientAddress);
     const chunks: Buffer[] = [];
-    const scanner = new JsonDepthScanner();
+    const scanner = new JsonBodyScanner(limit.values);
     let received = 0;
     let done = false;
     const finish = (error: GatewayError | null): void => {
@@ -96,7 +112,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
       req.off('end', onEnd);
       req.off('error', onAbort);
       req.off('close', onAbort);
-      this.inFlight.release(reserved);
+      this.inFlight.release(client, received);
       if (error) {
         res.setHeader('Connection', 'close');
         return next(error);
@@ -110,14 +126,12 @@ export class JsonBodyMiddleware implements NestMiddleware {
       next();
     };
     const onData = (chunk: Buffer): void => {
+      if (received + chunk.length > limit.bytes) return finish(tooLarge(limit.bytes));
+      const refused = this.inFlight.take(client, chunk.length);
+      if (refused !== null) return finish(this.overloaded(res, refused));
       received += chunk.length;
-      if (received > limit) return finish(tooLarge(limit));
-      if (received > reserved) {
-        if (!this.inFlight.reserve(received - reserved)) return finish(this.overloaded(res));
-        reserved = received;
-      }
-      const tooDeep = scanner.feed(chunk);
-      if (tooDeep !== null) return finish(fieldError('request.nesting_too_deep', tooDeep, `${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_BODY_NESTING} levels`));
+      const verdict = scanner.feed(chunk);
+      if (verdict !== null) return finish(scanRefusal(verdict, limit.values));
       chunks.push(chunk);
     };
     const onEnd = (): void => finish(null);
@@ -129,10 +143,11 @@ export class JsonBodyMiddleware implements NestMiddleware {
     req.once('close', onAbort);
   }
 
-  private overloaded(res: Response): GatewayError {
-    this.metrics.rejected('body_bytes_in_flight');
+  private overloaded(res: Response, reason: BodyBytesRefusal): GatewayError {
+    this.metrics.rejected(reason);
     res.setHeader('Retry-After', '1');
-    return new GatewayError('server.overloaded', 'too many request bodies being read; retry shortly');
+    const whose = reason === 'client_body_bytes' ? ' from this client' : '';
+    return new GatewayError('server.overloaded', `too many request bodies being read${whose}; retry shortly`);
   }
 }
 
@@ -153,6 +168,11 @@ function headerRefusal(req: Request, path: string, limit: number, declared: numb
   const charset = parseContentType(req.headers['content-type'] ?? '').parameters.charset;
   if (charset !== undefined && !UTF8.test(charset)) return new GatewayError('request.unsupported_charset', 'JSON bodies must be UTF-8');
   return null;
+}
+
+function scanRefusal(refusal: ScanRefusal, maxValues: number): GatewayError {
+  if (refusal.bound === 'values') return new GatewayError('request.too_many_values', `request body holds more than ${maxValues} JSON values`);
+  return fieldError('request.nesting_too_deep', refusal.path, `${refusal.path} is nested too deeply: objects and arrays may nest at most ${MAX_BODY_NESTING} levels`);
 }
 
 function tooLarge(limit: number): GatewayError {

@@ -4,14 +4,16 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Length, Min, ValidateNested } from 'class-validator';
 import type { Request, Response } from 'express';
 import { AdminOnly } from '../../src/http/admin.guard';
-import { AGENT_BODY_LIMIT, BodyLimit, CHAT_BODY_LIMIT, SMALL_BODY_LIMIT } from '../../src/http/body-limits';
+import { AGENT_BODY_LIMIT, BodyLimit, CHAT_BODY_LIMIT, SMALL_BODY_LIMIT, type BodyBound } from '../../src/http/body-limits';
 import { EnterpriseAuth, type EnterpriseCaller } from '../../src/http/enterprise-auth.guard';
 import { ORG_ROLES, type OrgRole } from '../../src/modules/orgs/domain/org-role';
 import { OrgApiKeys, type OrgKeyHolder } from '../../src/modules/orgs/ports/org-api-keys';
 import { ReqContext, type RequestContext } from '../../src/http/request-context';
 
 /** The body limit of /test/small, small enough to pass in a test. */
-const TEST_SMALL_BODY_LIMIT = 1024;
+const TEST_SMALL_BODY_LIMIT: BodyBound = { bytes: 1024, values: 100 };
+/** /test/teams: a megabyte of any number of values, so the DTO pipe's own bounds can be shown on bodies that reach it. */
+const TEST_TEAMS_BODY_LIMIT: BodyBound = { bytes: AGENT_BODY_LIMIT.bytes, values: 1_000_000 };
 
 /** What the test routes saw, for assertions about cancellation. */
 export const observed: { abortReasons: unknown[]; echoed: number } = { abortReasons: [], echoed: 0 };
@@ -145,9 +147,8 @@ class TestRoutesController {
     return { ok: true };
   }
 
-  // Above the enterprise routes' 64 KiB, so the DTO pipe's own bounds can be shown on bodies that reach it.
   @Post('teams')
-  @BodyLimit(AGENT_BODY_LIMIT)
+  @BodyLimit(TEST_TEAMS_BODY_LIMIT)
   @HttpCode(201)
   team(@Body() team: TestTeam): { isTeam: boolean; team: TestTeam } {
     return { isTeam: team instanceof TestTeam, team };

@@ -33,6 +33,7 @@ const BODY_ERRORS: readonly ErrorCode[] = [
   'request.body_aborted',
   'request.receive_timeout',
   'request.nesting_too_deep',
+  'request.too_many_values',
   'request.invalid_body',
 ];
 /** The API description's version (spec 9), independent of the package's. */

@@ -1,5 +1,4 @@
-import { CHAT_ROLES, MAX_MESSAGES, REASONING_EFFORTS, SERVICE_TIERS } from '../../providers/domain/chat-request';
-import { MAX_NESTING_DEPTH } from './json-nesting';
+import { CHAT_ROLES, MAX_MESSAGES, MAX_NESTING_DEPTH, REASONING_EFFORTS, SERVICE_TIERS } from '../../providers/domain/chat-request';
 
 const TEXT_PART = {
   type: 'object',
@@ -64,7 +63,7 @@ const FUNCTION_TOOL = {
 export const CHAT_REQUEST_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   title: 'ChatCompletionRequest',
-  $comment: `Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels, the body being level 1 (checked beside the schema).`,
+  $comment: `Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels, the body being level 1 (counted as the body is read, before it is parsed).`,
   type: 'object',
   required: ['model', 'messages'],
   properties: {

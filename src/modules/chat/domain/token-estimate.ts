@@ -49,7 +49,7 @@ export function codePointLength(text: string): number {
 /**
  * codePointLength(JSON.stringify(value)) for a parsed JSON value, without recursion: a stack of
  * the values still to count, so a tool schema nested thousands deep cannot overflow the call stack
- * (validation bounds the depth too: docs/decisions.md, "Nesting depth").
+ * (the edge bounds the depth too: docs/decisions.md, "Nesting depth").
  */
 export function jsonCodePointLength(value: unknown): number {
   let total = 0;

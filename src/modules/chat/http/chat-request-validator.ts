@@ -2,7 +2,6 @@ import Ajv, { type ErrorObject } from 'ajv';
 import { fieldError, GatewayError } from '../../../errors/gateway-error';
 import { MAX_MESSAGES, OPTIONAL_PARAMETERS, type ChatMessage, type ChatRequest, type FunctionTool } from '../../providers/domain/chat-request';
 import { CHAT_REQUEST_SCHEMA } from '../domain/chat-request-schema';
-import { MAX_NESTING_DEPTH, nestingBeyond } from '../domain/json-nesting';
 
 /** Optional fields as a body may send them: null means unset (docs/decisions.md, "Null is unset"). */
 type Nullable<T> = { [K in keyof T]?: T[K] | null };
@@ -27,8 +26,6 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (Array.isArray(messages) && messages.length > MAX_MESSAGES) {
     throw fieldError('chat.too_many_messages', 'messages', `too many messages: ${messages.length} exceeds maximum of ${MAX_MESSAGES}`);
   }
-  const tooDeep = nestingBeyond(body, MAX_NESTING_DEPTH);
-  if (tooDeep !== null) throw fieldError('request.nesting_too_deep', tooDeep, `${tooDeep} is nested too deeply: objects and arrays may nest at most ${MAX_NESTING_DEPTH} levels`);
   if (!validate(body)) throw invalidBody(firstError(validate.errors ?? []));
   const raw = body;
   if (raw.max_tokens != null && raw.max_completion_tokens != null && raw.max_tokens !== raw.max_completion_tokens) {

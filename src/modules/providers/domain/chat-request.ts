@@ -7,6 +7,11 @@ export const CHAT_ROLES = ['system', 'user', 'assistant', 'tool', 'developer'] a
 export type ChatRole = (typeof CHAT_ROLES)[number];
 
 export const MAX_MESSAGES = 256;
+/**
+ * The deepest a chat body nests objects and arrays, the body being level 1: the bound the edge
+ * counts on every body as it is read (docs/decisions.md, "Nesting depth"), published in the schema.
+ */
+export const MAX_NESTING_DEPTH = 64;
 
 export interface TextPart {
   type: 'text';
