@@ -191,6 +191,17 @@ export class A2ATasks {
       this.logger.warn({ err, task: task.id, request_id: caller.requestId }, 'a2a provider failed after payment');
       // An escrow deposit delivered nothing: never claimed (it refunds at expiry); an exact payment was settled before serving.
       await payment.release();
+      // So it is charged all the same, and its spend row says so, as a paid tool's does (spec 4.7).
+      if (payment.settlesAt === 'before_handler') {
+        this.spend.answer({
+          requestId: caller.requestId,
+          payer: payment.payer,
+          model: plan.candidates[0].model,
+          usage: undefined,
+          estimatedInputTokens: plan.inputTokens,
+          charged: payment.amountPaid,
+        });
+      }
       return this.settle(task, 'provider-failed-after-payment', { receipts, failure: 'the provider failed after the payment was collected' });
     }
     const { completion, candidate } = answered;
