@@ -5,6 +5,8 @@ import { decodePaymentRequiredHeader, encodePaymentSignature, type PaymentRequir
 import { startLocalnet, type Localnet } from '../../libs/solana-localnet';
 import type { GatewayOptions } from '../../src/app.module';
 import type { RunningGateway } from '../../src/gateway';
+import type { SpendRecord } from '../../src/modules/billing/domain/spend-record';
+import { SpendLog } from '../../src/modules/billing/ports/spend-log';
 import { startTestGateway } from './gateway-harness';
 import { paymentInstructions, paymentTransaction, toBase64, transferChecked, type PaymentParties } from './payment-transactions';
 import { startUpstreams, type Upstreams } from './upstreams';
@@ -151,4 +153,16 @@ const MEMO_PROGRAM = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr'
 /** Random memo bytes, as the official client adds: the chain's blockhash stays fixed here, so two payments would otherwise be the same transaction. */
 function uniqueMemo(): TransactionInstruction {
   return new TransactionInstruction({ programId: MEMO_PROGRAM, keys: [], data: Buffer.from(randomBytes(16).toString('hex')) });
+}
+
+/** Every spend row `gateway` writes from now on, kept as it is written (and stored as usual); empty it between tests with `rows.length = 0`. */
+export function watchSpendRows(gateway: RunningGateway): SpendRecord[] {
+  const rows: SpendRecord[] = [];
+  const spendLog = gateway.app.get(SpendLog);
+  const record = spendLog.record.bind(spendLog);
+  spendLog.record = (entry) => {
+    rows.push(entry);
+    return record(entry);
+  };
+  return rows;
 }

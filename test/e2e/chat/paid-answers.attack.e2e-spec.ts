@@ -1,7 +1,6 @@
 import type { RunningGateway } from '../../../src/gateway';
 import type { SpendRecord } from '../../../src/modules/billing/domain/spend-record';
-import { SpendLog } from '../../../src/modules/billing/ports/spend-log';
-import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
+import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, watchSpendRows, type PaidWorld } from '../../support/paid-gateway';
 import { sseData } from '../../support/upstreams';
 
 interface Chunk {
@@ -22,15 +21,10 @@ describe('paid answers, fresh and cached: usage chunks and spend rows (attacks)'
   beforeAll(async () => {
     world = await startPaidWorld();
     gateway = await startPaidGateway(world, { GW_CACHE_TTL_SECS: '60' });
-    const spendLog = gateway.app.get(SpendLog);
-    const record = spendLog.record.bind(spendLog);
-    spendLog.record = (entry) => {
-      rows.push(entry);
-      return record(entry);
-    };
+    rows = watchSpendRows(gateway);
   });
   beforeEach(() => {
-    rows = [];
+    rows.length = 0;
   });
   afterEach(() => world.upstreams.resetAll());
   afterAll(async () => {

@@ -1,11 +1,10 @@
 import type { PaymentRequiredBody } from '../../../libs/x402';
 import type { RunningGateway } from '../../../src/gateway';
-import { SpendLog } from '../../../src/modules/billing/ports/spend-log';
 import type { SpendRecord } from '../../../src/modules/billing/domain/spend-record';
 import { a2aCall, a2aPaymentPayload, userMessage } from '../../support/a2a-client';
 import { escrowPaymentHeader, pollUntil, type EscrowReceiptBody } from '../../support/escrow-payments';
 import { TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
-import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, PAID_MODEL, type PaidWorld } from '../../support/paid-gateway';
+import { chatBody, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, PAID_MODEL, watchSpendRows, type PaidWorld } from '../../support/paid-gateway';
 import { postJson, routeQuote, SEARCH_PATH } from '../../support/paid-tools';
 import { pgliteStorage } from '../../support/storage-env';
 
@@ -29,15 +28,10 @@ describe('payment acceptance across schemes (attacks)', () => {
   beforeAll(async () => {
     world = await startPaidWorld({ escrow: true });
     gateway = await startPaidGateway(world, { ...(await pgliteStorage()).env, GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN, GW_CLAIM_INTERVAL_MS: '50' });
-    const spendLog = gateway.app.get(SpendLog);
-    const record = spendLog.record.bind(spendLog);
-    spendLog.record = (entry) => {
-      rows.push(entry);
-      return record(entry);
-    };
+    rows = watchSpendRows(gateway);
   });
   beforeEach(() => {
-    rows = [];
+    rows.length = 0;
   });
   afterEach(() => world.upstreams.resetAll());
   afterAll(async () => {
