@@ -37,7 +37,8 @@ export function buildCompletion(provider: string, sequence: number, request: Cha
   });
   const text = shape.text ?? (toolCalls.length > 0 ? '' : `fake ${provider} reply to: ${request.lastUserText.slice(0, ECHOED_USER_TEXT_LENGTH)}`);
   const promptCharacters = request.promptTexts.reduce((sum, part) => sum + part.length, 0);
-  const completionTokens = (text.match(/\S+/g)?.length ?? 0) + toolCalls.reduce((sum, call) => sum + Math.ceil(call.argumentsJson.length / 4), 0);
+  // Split on single white-space characters: `\S+` over a long run can overflow V8's backtracking stack once it compiles patterns unoptimized (docs/decisions.md, "Bounded runs in text scans").
+  const completionTokens = text.split(/\s/).filter((word) => word !== '').length + toolCalls.reduce((sum, call) => sum + Math.ceil(call.argumentsJson.length / 4), 0);
   return {
     id,
     model: request.model,

@@ -18,7 +18,8 @@ export function tempDir(prefix = 'gw-test-'): string {
 
 /**
  * Configuration for a gateway under test: loopback, an ephemeral port, no storage, a chain RPC
- * that refuses connections, silent logs; `env` overrides any of it.
+ * that refuses connections, silent logs (GW_TEST_LOG_LEVEL turns them on, to see why a test failed);
+ * `env` overrides any of it.
  */
 export async function testConfig(env: Record<string, string | undefined> = {}): Promise<GatewayConfig> {
   return loadConfig({
@@ -28,7 +29,7 @@ export async function testConfig(env: Record<string, string | undefined> = {}): 
     GW_DATA_DIR: tempDir(),
     GW_RECIPIENT_WALLET: TEST_RECIPIENT_WALLET,
     GW_SOLANA_RPC_URL: `http://127.0.0.1:${await closedPort()}`,
-    GW_LOG_LEVEL: 'silent',
+    GW_LOG_LEVEL: process.env.GW_TEST_LOG_LEVEL ?? 'silent',
     ...env,
   }).config;
 }

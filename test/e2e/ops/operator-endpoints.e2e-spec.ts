@@ -123,11 +123,12 @@ describe('a chain RPC that never answers', () => {
     try {
       let started = Date.now();
       const first = await health(gateway.url, admin);
-      expect(Date.now() - started).toBeLessThan(2600);
+      // Unbounded, the probe would wait for the test's timeout; the margin is for a loaded CI machine.
+      expect(Date.now() - started).toBeLessThan(4000);
       expect(first.body).toMatchObject({ status: 'degraded', checks: { solana_rpc: 'error' } });
       started = Date.now();
       await health(gateway.url);
-      expect(Date.now() - started).toBeLessThan(200);
+      expect(Date.now() - started).toBeLessThan(1000);
       expect((await fetch(`${gateway.url}/health/ready`)).status).toBe(200);
     } finally {
       await gateway.close();

@@ -4,8 +4,9 @@ export interface DataUrl {
   data: string;
 }
 
-// Only the prefix is matched: the base64 payload can be megabytes long.
-const BASE64_DATA_URL_PREFIX = /^data:([\w.+-]+\/[\w.+-]+)(?:;[^;,]*)*?;base64,/i;
+// Only the prefix is matched: the base64 payload can be megabytes long. Every repetition is bounded
+// (RFC 6838 names are at most 127 characters; docs/decisions.md, "Bounded runs in text scans").
+const BASE64_DATA_URL_PREFIX = /^data:([\w.+-]{1,127}\/[\w.+-]{1,127})(?:;[^;,]{0,1024}){0,16}?;base64,/i;
 
 /** The media type and base64 payload of a data URL; undefined for anything else (http URLs, non-base64 data URLs). */
 export function parseDataUrl(url: string): DataUrl | undefined {

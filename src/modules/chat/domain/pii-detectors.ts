@@ -29,8 +29,9 @@ export function findPii(text: string): PiiRule | undefined {
 // Payment cards
 
 // A run of digit groups joined by single spaces or dashes, not part of a word (hex hashes), a
-// decimal or a longer number.
-const DIGIT_RUN = /(?<![\p{L}\p{N}_/-])(?<!\d[.,])\d+(?:[ -]\d+)*(?![\p{L}\p{N}_]|[.,]\d)/gu;
+// decimal or a longer number. Bounded (docs/decisions.md, "Bounded runs in text scans"): a longer
+// run is no card, and a match never starts inside one, so its tail is not read as a card either.
+const DIGIT_RUN = /(?<![\p{L}\p{N}_/-])(?<!\d[.,])(?<!\d[ -])\d{1,24}(?:[ -]\d{1,24}){0,12}(?![\p{L}\p{N}_]|[.,]\d)/gu;
 
 // How cards are written: contiguous, in fours (the last group may be short), or 4-6-5 / 4-6-4.
 const CARD_GROUPING = /^(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]\d{1,4})?|\d{4}[ -]\d{6}[ -]\d{4,5})$/;

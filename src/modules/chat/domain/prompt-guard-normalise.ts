@@ -27,6 +27,8 @@ export interface GuardViews {
 
 // Unicode tag characters (U+E0020..U+E007E) mirror ASCII invisibly; models still read them, so they
 // are decoded rather than dropped ("ASCII smuggling").
+// Every repetition in these patterns is bounded (docs/decisions.md, "Bounded runs in text scans"):
+// a run longer than its bound is taken in pieces.
 const TAG_CHARACTERS = /[\u{E0020}-\u{E007E}]/gu;
 const TAG_OFFSET = 0xe0000;
 // Zero-width spaces and joiners, soft hyphens, bidi controls, variation selectors and the like.
@@ -42,20 +44,20 @@ const LOOKALIKE_SCRIPT_FIRST = 0x0370;
 const LOOKALIKE_SCRIPT_LAST = 0x058f;
 const LOOKALIKE_SCRIPT = /[\u0370-\u058f]/;
 const LATIN_NEXT_TO_LOOKALIKE = /[a-z][\u0370-\u058f]|[\u0370-\u058f][a-z]/;
-const LETTER_RUN = /\p{L}+/gu;
+const LETTER_RUN = /\p{L}{1,4096}/gu;
 
 const LEET: Readonly<Record<string, string>> = obfuscation.leet.digits;
 const LETTER_NEXT_TO_LEET_DIGIT = /[a-z][013457]|[013457][a-z]/;
-const ALPHANUMERIC_RUN = /[a-z0-9]+/g;
+const ALPHANUMERIC_RUN = /[a-z0-9]{1,4096}/g;
 const LEET_DIGITS = /[013457]/g;
 
 // Three or more single letters joined by one repeated separator ("i g n o r e", "i.g.n.o.r.e y.o.u");
 // a different separator ends the word.
-const SPACED_LETTERS = /\b[a-z]([ .*-])[a-z]\b(?:\1[a-z]\b)+/g;
+const SPACED_LETTERS = /\b[a-z]([ .*-])[a-z]\b(?:\1[a-z]\b){1,4096}/g;
 const SPACING = /[ .*-]/g;
 
 // Only runs and non-space whitespace need replacing; single spaces are most of any text.
-const WHITESPACE = /\s{2,}|[^\S ]/g;
+const WHITESPACE = /\s{2,4096}|[^\S ]/g;
 
 // Punctuation and symbols beyond Latin-1 (curly quotes, dashes, emoji) are only gaps to the rules.
 // Made spaces, they let most texts become one-byte strings, on which V8 runs the Unicode-aware
@@ -66,8 +68,7 @@ const BEYOND_LATIN1 = /[^\x00-\xff]/;
 
 const REVERSED_CUE = new RegExp(`\\b(?:${obfuscation.reversedCues.words.join('|')})\\b`);
 
-// A base64 run starts where the alphabet starts, so a short run is given up at its first character.
-const BASE64_RUN = new RegExp(`(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{${obfuscation.base64.minimumRun},}={0,2}`, 'g');
+const BASE64_MINIMUM_RUN = obfuscation.base64.minimumRun;
 const MINIMUM_PRINTABLE_SHARE = obfuscation.base64.minimumPrintableShare;
 
 export function guardViews(text: string): GuardViews {
@@ -127,11 +128,32 @@ function foldLeet(token: string): string {
 
 /** The text of every base64 run that decodes to readable text with a space in it. */
 function* decodedBase64(exact: string): Generator<string> {
-  BASE64_RUN.lastIndex = 0;
-  for (let run = BASE64_RUN.exec(exact); run; run = BASE64_RUN.exec(exact)) {
-    const decoded = Buffer.from(run[0], 'base64').toString('utf8');
+  for (const run of base64Runs(exact)) {
+    const decoded = Buffer.from(run, 'base64').toString('utf8');
     if (decoded.includes(' ') && printableShare(decoded) >= MINIMUM_PRINTABLE_SHARE) yield decoded;
   }
+}
+
+/**
+ * Every whole run of the base64 alphabet at least BASE64_MINIMUM_RUN long, with up to two `=` after
+ * it. A loop rather than a pattern: a run has no useful bound (a long payload is one run), and a
+ * pattern's backtracking would grow with it (docs/decisions.md, "Bounded runs in text scans").
+ */
+function* base64Runs(text: string): Generator<string> {
+  let start = 0;
+  for (let i = 0; i <= text.length; i++) {
+    if (i < text.length && isBase64Letter(text.charCodeAt(i))) continue;
+    if (i - start >= BASE64_MINIMUM_RUN) {
+      let end = i;
+      while (end < text.length && end - i < 2 && text.charCodeAt(end) === 0x3d) end++;
+      yield text.slice(start, end);
+    }
+    start = i + 1;
+  }
+}
+
+function isBase64Letter(code: number): boolean {
+  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x2b || code === 0x2f;
 }
 
 function printableShare(text: string): number {

@@ -23,8 +23,9 @@ const WORD_CHARACTER = `[^${NON_WORD_CLASS}]`;
 // "ignoreall" (letter spacing collapsed) all match.
 const GAP = `${NON_WORD}{0,4}`;
 // One whole word ("base64" included), for "up to N words of filler"; it cannot split a word, so
-// it cannot backtrack.
-export const WORD = `${WORD_CHARACTER}+(?!${WORD_CHARACTER})`;
+// it backtracks only over a word longer than its bound (docs/decisions.md, "Bounded runs in text
+// scans"), which is no filler.
+export const WORD = `${WORD_CHARACTER}{1,4096}(?!${WORD_CHARACTER})`;
 
 const WORD_END = `(?!${WORD_CHARACTER})`;
 // One word start for every script. `\b` would be cheaper but is ASCII-only: it holds between "é"

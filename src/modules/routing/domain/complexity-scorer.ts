@@ -32,17 +32,18 @@ export interface TierScore {
 }
 
 const lexicon = new KeywordLexicon<KeywordList>(KEYWORDS);
+// Every repetition in these patterns is bounded (docs/decisions.md, "Bounded runs in text scans").
 const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/gu;
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 // Spaces within one line only: `\s` also takes newlines, so `^\s*` tried at every line start of a
 // run of blank lines would rescan the whole run each time (quadratic; docs/decisions.md "Linear time outside the guard").
-const NUMBERED_LINE = /^[^\S\n\r\u2028\u2029]*(?:\d+[.)]|[-*•])[^\S\n\r\u2028\u2029]+\S/gm;
+const NUMBERED_LINE = /^[^\S\n\r\u2028\u2029]{0,64}(?:\d{1,9}[.)]|[-*•])[^\S\n\r\u2028\u2029]{1,64}\S/gm;
 // Notation, not code: exponents, relations and operators between numbers (code's `=` and `<` do not count).
 const MATH_SYMBOL = /[≤≥≠≈∑∫√∞π∀∃∈⊂∧∨¬⇒²³^]|\d ?[+*/×÷−-] ?\d/g;
 const FENCE = /```/g;
-const SEPARATOR_LINE = /^\s*(?:-{3,}|={3,}|_{3,}|\*{3,}|"{3}|'{3})\s*$/;
-const INLINE_CODE = /`[^`\n]+`/g;
-const CODE_SYMBOL = /=>|;\s*$|\{\s*$|\(\)|===|!==|::|->|<\/?[a-z]+>/gm;
+const SEPARATOR_LINE = /^\s{0,64}(?:-{3,4096}|={3,4096}|_{3,4096}|\*{3,4096}|"{3}|'{3})\s{0,64}$/;
+const INLINE_CODE = /`[^`\n]{1,4096}`/g;
+const CODE_SYMBOL = /=>|;\s{0,64}$|\{\s{0,64}$|\(\)|===|!==|::|->|<\/?[a-z]{1,64}>/gm;
 
 /**
  * The deterministic 15-dimension score of a request and its tier (spec 1.6). Pure and linear in

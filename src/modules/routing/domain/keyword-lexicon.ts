@@ -46,9 +46,11 @@ export class KeywordLexicon<K extends string> {
 }
 
 const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
-const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)*/gu;
+// Every repetition is bounded (docs/decisions.md, "Bounded runs in text scans"): a word of more than
+// 4,096 letters is taken as several, never one match whose backtracking grows with the text.
+const WORD = /[\p{L}\p{N}]{1,4096}(?:['’][\p{L}]{1,64}){0,16}/gu;
 // The same words for pure-ASCII text, several times faster than Unicode property classes.
-const ASCII_WORD = /[a-z0-9]+(?:'[a-z]+)*/g;
+const ASCII_WORD = /[a-z0-9]{1,4096}(?:'[a-z]{1,64}){0,16}/g;
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Lowercased words: runs of letters and digits (apostrophes inside kept: "don't"). */
