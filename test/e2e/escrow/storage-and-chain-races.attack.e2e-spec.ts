@@ -111,7 +111,8 @@ describe('escrow attacked at its races with the chain and storage', () => {
   });
 
   it('an A2A escrow call whose provider answers after the request timeout, within the A2A serve bound, is served and claimed', async () => {
-    const gateway = await start({ ...(await pgliteStorage()).env, GW_REQUEST_TIMEOUT_SECS: '1', GW_A2A_SERVE_SECS: '20' });
+    // 2 s: on a loaded CI machine the deposit's checks before the serve can take most of 1 s.
+    const gateway = await start({ ...(await pgliteStorage()).env, GW_REQUEST_TIMEOUT_SECS: '2', GW_A2A_SERVE_SECS: '20' });
     const quoted = (await a2aCall(gateway, 'message/send', userMessage('Say hello', { model: PAID_MODEL, max_tokens: 50 }))).body.result as A2ATaskBody;
     const required = quoted.status.message?.metadata?.['x402.payment.required'] as { accepts: Array<{ scheme: string; amount: string }> };
     const agent = newAgent();
@@ -122,6 +123,7 @@ describe('escrow attacked at its races with the chain and storage', () => {
     world.upstreams.openai.script({ kind: 'reply', firstByteDelayMs: 4_000 });
     const payload = JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as unknown;
     const paid = await a2aCall(gateway, 'message/send', userMessage('Say hello', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload }, quoted.id));
+    expect({ status: paid.status, error: paid.body.error }).toEqual({ status: 200, error: undefined });
     expect(paid.body.result?.status.state).toBe('completed');
     const [{ receipt }] = paid.body.result?.status.message?.metadata?.['x402.payment.receipts'] as Array<{ receipt: string }>;
     const settled = await finalReceipt(gateway, receipt);
