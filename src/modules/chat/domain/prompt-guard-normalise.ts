@@ -58,6 +58,10 @@ const SPACING = /[ .*-]/g;
 
 // Only runs and non-space whitespace need replacing; single spaces are most of any text.
 const WHITESPACE = /\s{2,4096}|[^\S ]/g;
+// A run longer than the bound is collapsed in pieces, one space each: those spaces are collapsed
+// again until no two are left, since a gap of several spaces is wider than a phrase spans and would
+// let an attack through (each pass divides a run by 4,096, so no body needs more than two).
+const SPACE_RUN = / {2,4096}/g;
 
 // Punctuation and symbols beyond Latin-1 (curly quotes, dashes, emoji) are only gaps to the rules.
 // Made spaces, they let most texts become one-byte strings, on which V8 runs the Unicode-aware
@@ -88,10 +92,11 @@ function wordsOf(exact: string): string {
   const mixesScripts = LOOKALIKE_SCRIPT.test(lower) && LATIN_NEXT_TO_LOOKALIKE.test(lower);
   const unmixed = mixesScripts ? lower.replace(LETTER_RUN, foldLookalikes) : lower;
   const unleet = LETTER_NEXT_TO_LEET_DIGIT.test(unmixed) ? unmixed.replace(ALPHANUMERIC_RUN, foldLeet) : unmixed;
-  const words = unleet
+  let words = unleet
     .replace(SPACED_LETTERS, (run) => run.replace(SPACING, ''))
     .replace(WIDE_NON_WORD, ' ')
     .replace(WHITESPACE, ' ');
+  while (words.includes('  ')) words = words.replace(SPACE_RUN, ' ');
   return oneByte(words);
 }
 
