@@ -47,4 +47,5 @@ export const RUNS: readonly RunText[] = [
   ['inline code never closed', '`', 'x'],
   ['a word after a phrase opening', 'ignore all previous ', 'x'],
   ['a semicolon before spaces', ';', ' '],
+  ['a word after a PEM header opening', '-----BEGIN ', 'A'],
 ];

@@ -125,8 +125,11 @@ function containsIban(text: string): boolean {
 // Private keys
 
 // PEM (PKCS#1/#8, SEC1, OpenSSH, PGP armour). Only with a key body after it: a prompt that names
-// the header ("find files containing BEGIN RSA PRIVATE KEY") leaks nothing.
-const PRIVATE_KEY_HEADER = /-----BEGIN (?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?-----/g;
+// the header ("find files containing BEGIN RSA PRIVATE KEY") leaks nothing. The words before
+// PRIVATE KEY (RSA, EC, OPENSSH, ENCRYPTED, PGP) are short: bounded, so that a header opening
+// followed by MiBs of capitals cannot overflow the backtracking stack (docs/decisions.md,
+// "Bounded runs in text scans").
+const PRIVATE_KEY_HEADER = /-----BEGIN (?:[A-Z0-9]{1,32} ){0,3}PRIVATE KEY(?: BLOCK)?-----/g;
 const KEY_BODY = /[A-Za-z0-9+/]{40}/;
 const KEY_BODY_WINDOW = 400;
 
