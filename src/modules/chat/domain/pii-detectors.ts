@@ -30,8 +30,10 @@ export function findPii(text: string): PiiRule | undefined {
 
 // A run of digit groups joined by single spaces or dashes, not part of a word (hex hashes), a
 // decimal or a longer number. Bounded (docs/decisions.md, "Bounded runs in text scans"): a longer
-// run is no card, and a match never starts inside one, so its tail is not read as a card either.
-const DIGIT_RUN = /(?<![\p{L}\p{N}_/-])(?<!\d[.,])(?<!\d[ -])\d{1,24}(?:[ -]\d{1,24}){0,12}(?![\p{L}\p{N}_]|[.,]\d)/gu;
+// run is no card. A run the bound cut is skipped to its end, so its tail is not read as a card;
+// a match may still start after a digit and a space ("exp 09/27 4635 ..."), where no run was taken.
+const DIGIT_RUN = /(?<![\p{L}\p{N}_/-])(?<!\d[.,])\d{1,24}(?:[ -]\d{1,24}){0,12}(?![\p{L}\p{N}_]|[.,]\d)/gu;
+const MAX_DIGIT_GROUPS = 13;
 
 // How cards are written: contiguous, in fours (the last group may be short), or 4-6-5 / 4-6-4.
 const CARD_GROUPING = /^(?:\d{13,19}|\d{4}(?:[ -]\d{4}){2,3}(?:[ -]\d{1,4})?|\d{4}[ -]\d{6}[ -]\d{4,5})$/;
@@ -57,11 +59,31 @@ export function isCardNumber(digits: string): boolean {
 }
 
 function containsCardNumber(text: string): boolean {
-  for (const [run] of matchesOf(DIGIT_RUN, text)) {
+  for (const match of matchesOf(DIGIT_RUN, text)) {
+    const [run] = match;
     // Checked before stripping separators so a 30-digit run is never scanned for a card inside it.
     if (run.length <= 23 && CARD_GROUPING.test(run) && isCardNumber(run.replace(/[ -]/g, ''))) return true;
+    if (groupCount(run) === MAX_DIGIT_GROUPS) DIGIT_RUN.lastIndex = digitRunEnd(text, match.index + run.length);
   }
   return false;
+}
+
+function groupCount(run: string): number {
+  let groups = 1;
+  for (let i = 0; i < run.length; i++) if (run.charCodeAt(i) === 0x20 || run.charCodeAt(i) === 0x2d) groups++;
+  return groups;
+}
+
+/** Where the run of digit groups going on at `from` ends: past every digit and every single space or dash before one. */
+function digitRunEnd(text: string, from: number): number {
+  let end = from;
+  while (end < text.length && (isDigit(text, end) || ((text[end] === ' ' || text[end] === '-') && isDigit(text, end + 1)))) end++;
+  return end;
+}
+
+function isDigit(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  return code >= 0x30 && code <= 0x39;
 }
 
 // ---------------------------------------------------------------------------------------------

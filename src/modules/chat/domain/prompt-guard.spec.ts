@@ -196,6 +196,15 @@ describe('PII', () => {
     expect(blocked('commit a4635172745302200f')).toBe(false);
   });
 
+  it('finds a card right after a date, a decimal or a code that ends in a digit, but not in the tail of a long run', () => {
+    expect(blocked('exp 09/27 4635 1727 4530 2200')).toBe(true);
+    expect(blocked('paid 3.50 4635172745302200')).toBe(true);
+    expect(blocked('ref A7 4635-1727-4530-2200')).toBe(true);
+    expect(blocked('ref -12 4635 1727 4530 2200')).toBe(true);
+    expect(blocked(`ids ${'1234 '.repeat(13)}4635 1727 4530 2200`)).toBe(false);
+    expect(blocked(`ids ${'1-'.repeat(40)}4635172745302200`)).toBe(false);
+  });
+
   it('accepts only Social Security numbers in ranges the SSA issues', () => {
     expect(isSsn('512', '48', '3071')).toBe(true);
     expect(isSsn('000', '48', '3071')).toBe(false);
