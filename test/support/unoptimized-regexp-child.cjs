@@ -11,14 +11,16 @@ require.extensions['.ts'] = (module, filename) => {
 };
 
 const { modulePath, call, texts, length } = JSON.parse(process.argv[2]);
-const scan = new Function('m', 'text', call).bind(null, require(modulePath));
-const failures = [];
-for (const [name, prefix, unit] of texts) {
-  const text = prefix + unit.repeat(Math.ceil(length / unit.length));
-  try {
-    scan(text);
-  } catch (error) {
-    failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+const scan = new Function('m', 'text', 'require', call).bind(null, require(modulePath));
+void (async () => {
+  const failures = [];
+  for (const [name, prefix, unit] of texts) {
+    const text = prefix + unit.repeat(Math.ceil(length / unit.length));
+    try {
+      await scan(text, require);
+    } catch (error) {
+      failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
-}
-process.stdout.write(JSON.stringify(failures));
+  process.stdout.write(JSON.stringify(failures));
+})();

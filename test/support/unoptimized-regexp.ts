@@ -11,9 +11,9 @@ export type RunText = readonly [name: string, prefix: string, unit: string];
  * new patterns without its optimisations, and unoptimised a greedy repetition keeps a backtracking
  * entry for every character it consumed: a run of a few MiB overflows V8's backtracking stack
  * ("Maximum call stack size exceeded"), which a fresh process never shows (docs/decisions.md,
- * "Bounded runs in text scans"). `call` is a function body over `m` (the module at `modulePath`)
- * and `text`; it runs on every text in a child Node started with --no-regexp-optimization.
- * Resolves to the texts that made it throw, as `name: message`.
+ * "Bounded runs in text scans"). `call` is a function body over `m` (the module at `modulePath`),
+ * `text` and `require`; it runs on every text in a child Node started with --no-regexp-optimization,
+ * and a promise it returns is awaited. Resolves to the texts that made it throw, as `name: message`.
  */
 export async function unoptimizedFailures(modulePath: string, call: string, texts: readonly RunText[], length: number): Promise<string[]> {
   const child = join(__dirname, 'unoptimized-regexp-child.cjs');

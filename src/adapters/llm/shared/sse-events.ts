@@ -15,12 +15,15 @@ export async function* sseEvents(provider: ProviderName, response: UpstreamRespo
       parser.feed(decoder.decode(chunk as Buffer, { stream: true }));
       while (pending.length > 0) yield pending.shift() as EventSourceMessage;
     }
+    // The last line is parsed here, inside the try: the parser checks a `retry:` value with an
+    // unbounded pattern, which a line of several MiB overflows once patterns compile unoptimised
+    // (docs/decisions.md, "Bounded runs in text scans"); that is the provider's failure too.
+    parser.reset({ consume: true });
   } catch (err) {
     throw upstreamFailure(provider, err, signal);
   } finally {
     // Leaving early (a malformed chunk, the client gone) must release the connection.
     if (!response.body.destroyed) response.body.destroy();
   }
-  parser.reset({ consume: true });
   while (pending.length > 0) yield pending.shift() as EventSourceMessage;
 }
