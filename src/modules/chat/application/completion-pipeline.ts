@@ -32,7 +32,9 @@ export class CompletionPipeline {
     logger.setContext(CompletionPipeline.name);
   }
 
-  async handle(request: ChatRequest, caller: CompletionCaller): Promise<CompletionOutcome> {
+  async handle(sent: ChatRequest, caller: CompletionCaller): Promise<CompletionOutcome> {
+    // Renamed before anything reads the name, so the request is priced, cached and routed as its catalog id would be.
+    const request = caller.surface.bareAnthropicIds ? this.planner.withBareAnthropicId(sent) : sent;
     const charge = this.planner.charge(request);
     const freeWindow = charge === 'free' ? await this.freeTier.admit(caller.clientAddress, caller.bodyBytes) : null;
     const attempt = charge !== 'free' ? await this.admission.admit(caller.paymentHeader, caller.clientAddress, caller.bodyBytes) : null;
@@ -44,7 +46,7 @@ export class CompletionPipeline {
       return this.free.serve(plan, caller, perClient);
     }
     this.inspect(plan);
-    if (caller.paymentHeader === undefined) return this.paid.quote(plan);
+    if (caller.paymentHeader === undefined) return this.paid.quote(plan, caller);
     return this.paid.serve(plan, caller, caller.paymentHeader, attempt ?? (await this.admission.count(caller.clientAddress)));
   }
 

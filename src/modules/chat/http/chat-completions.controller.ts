@@ -1,7 +1,7 @@
 import { Controller, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { GatewayConfig } from '../../../config/gateway-config';
-import type { CompletionOutcome } from '../application/completion-outcome';
+import { CHAT_SURFACE, type CompletionOutcome } from '../application/completion-outcome';
 import { CompletionPipeline } from '../application/completion-pipeline';
 import { openAiAnswer, openAiChunks } from './openai-codec';
 import { ApiChatCompletions } from './chat-openapi';
@@ -33,6 +33,7 @@ export class ChatCompletionsController {
     if (session) res.setHeader('X-Session-Id', session);
     const payment = req.headers['payment-signature'];
     const outcome = await this.pipeline.handle(request, {
+      surface: CHAT_SURFACE,
       requestId: req.gw.id,
       clientAddress: req.gw.clientAddress,
       signal: req.gw.signal,
