@@ -5,6 +5,7 @@ import { PaymentAdmission } from '../../payments/application/payment-admission';
 import { messageText, type ChatRequest } from '../../providers/domain/chat-request';
 import { quoteOf, type ChatPlan } from '../domain/chat-plan';
 import { PromptGuard } from '../domain/prompt-guard';
+import { estimateInputTokens } from '../domain/token-estimate';
 import { ChatPlanner } from './chat-planner';
 import type { CompletionCaller, CompletionOutcome } from './completion-outcome';
 import { FreeServing } from './free-serving';
@@ -48,6 +49,18 @@ export class CompletionPipeline {
     this.inspect(plan);
     if (caller.paymentHeader === undefined) return this.paid.quote(plan, caller);
     return this.paid.serve(plan, caller, caller.paymentHeader, attempt ?? (await this.admission.count(caller.clientAddress)));
+  }
+
+  /**
+   * The request's input tokens as the gateway estimates them (what its quote is priced on), for
+   * count_tokens: free, counted in the client's window and unpaid budget as a quote is, and a model
+   * name that names nothing is refused as on the answer (docs/decisions.md, "The Anthropic Messages codec").
+   */
+  async countTokens(sent: ChatRequest, caller: CompletionCaller): Promise<number> {
+    const request = caller.surface.bareAnthropicIds ? this.planner.withBareAnthropicId(sent) : sent;
+    this.planner.charge(request);
+    await this.admission.admit(undefined, caller.clientAddress, caller.bodyBytes);
+    return estimateInputTokens(request);
   }
 
   private inspect(plan: ChatPlan): void {
