@@ -1,8 +1,6 @@
-import Anthropic, { BadRequestError, NotFoundError, RateLimitError } from '@anthropic-ai/sdk';
-import { startTestGateway } from '../../support/gateway-harness';
+import Anthropic, { APIError, BadRequestError, NotFoundError } from '@anthropic-ai/sdk';
 import { freeChatWorld } from '../../support/free-chat-world';
 import { anthropicClient } from '../../support/anthropic-client';
-import { startUpstreams, writeTestCatalog } from '../../support/upstreams';
 
 /** One zero-priced model per wire format in the test catalog: every provider answers in Anthropic's shape. */
 const FREE_MODELS = ['openai/gpt-test-free', 'anthropic/claude-test-free', 'google/gemini-test-free'] as const;
@@ -82,6 +80,21 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, free path', () => {
     expect(deltas).toContain('input_json_delta');
   });
 
+  it('ends a stream that fails midway with an error event, which the SDK raises', async () => {
+    world.upstreams.openai.script({ kind: 'cut-stream', afterChunks: 3 }, { kind: 'cut-stream', afterChunks: 3 });
+    const body = { model: 'openai/gpt-test-free', max_tokens: 64, stream: true, messages: [{ role: 'user' as const, content: 'A long answer please.' }] };
+
+    const res = await fetch(`${world.gateway.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.text();
+    expect(text).toMatch(/^event: message_start\n/);
+    const last = text.trim().split('\n\n').at(-1) ?? '';
+    expect(last.split('\n')[0]).toBe('event: error');
+    expect(JSON.parse(last.split('\n')[1].slice('data: '.length))).toMatchObject({ type: 'error', error: { code: expect.stringMatching(/^upstream\./) } });
+    expect(text).not.toContain('message_stop');
+
+    await expect(client.messages.stream(body).finalMessage()).rejects.toBeInstanceOf(APIError);
+  });
+
   it('sends the system prompt and the stop sequences upstream', async () => {
     await client.messages.create({
       model: 'openai/gpt-test-free',
@@ -129,29 +142,21 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, free path', () => {
     expect(world.upstreams.anthropic.requests).toHaveLength(1);
   });
 
+  it('keeps its own response cache entries: the same request on chat does not answer it, a repeat on Messages does', async () => {
+    const ask = 'Cache me on both surfaces.';
+    await world.client.chat.completions.create({ model: 'openai/gpt-test-free', max_tokens: 32, messages: [{ role: 'user', content: ask }] });
+    const first = await client.messages.create({ model: 'openai/gpt-test-free', max_tokens: 32, messages: [{ role: 'user', content: ask }] });
+    const again = await client.messages.create({ model: 'openai/gpt-test-free', max_tokens: 32, messages: [{ role: 'user', content: ask }] });
+
+    expect(world.upstreams.openai.requests).toHaveLength(2);
+    expect(again.content).toEqual(first.content);
+  });
+
   it('counts tokens with the estimate the quote is priced on', async () => {
     const counted = await client.messages.countTokens({ model: 'openai/gpt-test-free', system: 'Be brief.', messages: [{ role: 'user', content: 'x'.repeat(400) }] });
 
     // ceil((9 + 400) / 4) code points of text (docs/decisions.md, "Requests and the estimate").
     expect(counted).toEqual({ input_tokens: 103 });
     expect(world.upstreams.openai.requests).toHaveLength(0);
-  });
-});
-
-describe('the Anthropic SDK past the free tier', () => {
-  it('raises RateLimitError once the client is past its free window', async () => {
-    const upstreams = await startUpstreams();
-    const gateway = await startTestGateway({ ...upstreams.env, GW_CATALOG_FILE: writeTestCatalog(), GW_FREE_TIER_RATE_LIMIT: '1', GW_FREE_TIER_GLOBAL_RPM: '1000' });
-    try {
-      const client = anthropicClient(gateway.url);
-      const ask = () => client.messages.create({ model: 'openai/gpt-test-free', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] });
-      await ask();
-      const refused = await ask().catch((err: unknown) => err);
-      expect(refused).toBeInstanceOf(RateLimitError);
-      expect((refused as RateLimitError).error).toMatchObject({ type: 'error', error: { code: 'rate_limit.exceeded' } });
-    } finally {
-      await gateway.close();
-      await upstreams.close();
-    }
   });
 });
