@@ -34,7 +34,7 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, paid path, paying th
     await world.close();
   });
 
-  it("answers a paid model without payment with the x402 402: the PAYMENT-REQUIRED header, /v1/messages as the resource, and no bazaar", async () => {
+  it('answers a paid model without payment with the x402 402: the PAYMENT-REQUIRED header, /v1/messages as the resource, and no bazaar', async () => {
     const res = await postJson(gateway, MESSAGES_PATH, messagesBody());
 
     expect(res.status).toBe(402);

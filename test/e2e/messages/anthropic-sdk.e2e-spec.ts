@@ -1,4 +1,5 @@
-import Anthropic, { APIError, BadRequestError, NotFoundError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import { APIError, BadRequestError, NotFoundError } from '@anthropic-ai/sdk';
 import { freeChatWorld } from '../../support/free-chat-world';
 import { anthropicClient } from '../../support/anthropic-client';
 
@@ -115,7 +116,9 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, free path', () => {
   });
 
   it('raises BadRequestError for a body without max_tokens, with the gateway code, and NotFoundError for an unknown model', async () => {
-    const missing = await client.messages.create({ model: 'openai/gpt-test-free', messages: [{ role: 'user', content: 'Hi' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming).catch((err: unknown) => err);
+    const missing = await client.messages
+      .create({ model: 'openai/gpt-test-free', messages: [{ role: 'user', content: 'Hi' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming)
+      .catch((err: unknown) => err);
     expect(missing).toBeInstanceOf(BadRequestError);
     expect((missing as BadRequestError).error).toMatchObject({ type: 'error', error: { code: 'request.invalid_body', param: 'max_tokens' } });
 

@@ -22,7 +22,15 @@ describe('parseMessagesRequest', () => {
 
   it('puts the system prompt, a string or text blocks, first as a system message', () => {
     expect(parseMessagesRequest({ ...base, system: 'Be brief.' }).messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
-    expect(parseMessagesRequest({ ...base, system: [{ type: 'text', text: 'One.' }, { type: 'text', text: 'Two.', cache_control: { type: 'ephemeral' } }] }).messages[0]).toEqual({
+    expect(
+      parseMessagesRequest({
+        ...base,
+        system: [
+          { type: 'text', text: 'One.' },
+          { type: 'text', text: 'Two.', cache_control: { type: 'ephemeral' } },
+        ],
+      }).messages[0],
+    ).toEqual({
       role: 'system',
       content: 'One.\nTwo.',
     });
@@ -105,7 +113,10 @@ describe('parseMessagesRequest', () => {
     [{ type: 'any' }, { tool_choice: 'required' }],
     [{ type: 'none' }, { tool_choice: 'none' }],
     [{ type: 'tool', name: 'weather' }, { tool_choice: { type: 'function', function: { name: 'weather' } } }],
-    [{ type: 'auto', disable_parallel_tool_use: true }, { tool_choice: 'auto', parallel_tool_calls: false }],
+    [
+      { type: 'auto', disable_parallel_tool_use: true },
+      { tool_choice: 'auto', parallel_tool_calls: false },
+    ],
   ])('maps tool_choice %j', (choice, expected) => {
     expect(parseMessagesRequest({ ...base, tool_choice: choice })).toEqual({ ...base, ...expected });
   });
@@ -127,7 +138,14 @@ describe('parseMessagesRequest', () => {
 
   it('estimates the same tokens as the same request on chat', () => {
     const onMessages = parseMessagesRequest({ ...base, system: 'Be brief.', messages: [{ role: 'user', content: 'x'.repeat(400) }] });
-    const onChat = parseChatRequest({ model: base.model, max_tokens: 100, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'x'.repeat(400) }] });
+    const onChat = parseChatRequest({
+      model: base.model,
+      max_tokens: 100,
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'x'.repeat(400) },
+      ],
+    });
     expect(estimateInputTokens(onMessages)).toBe(estimateInputTokens(onChat));
   });
 

@@ -61,5 +61,9 @@ export const ApiCountTokens = (): MethodDecorator =>
     ANTHROPIC_HEADERS(),
     ApiSecurity({}),
     ApiErrors('chat.model_not_found', 'chat.too_many_messages', 'chat.blank_conversation', 'rate_limit.exceeded'),
-    ApiResponse({ status: 200, description: "the request's input tokens as the gateway estimates them (what its quote is priced on)", content: { 'application/json': { schema: asSchema(object({ input_tokens: INTEGER })) } } }),
+    ApiResponse({
+      status: 200,
+      description: "the request's input tokens as the gateway estimates them (what its quote is priced on)",
+      content: { 'application/json': { schema: asSchema(object({ input_tokens: INTEGER })) } },
+    }),
   );

@@ -41,7 +41,6 @@ const DATE_SUFFIX = /-\d{8}$/;
 export function catalogNameOfBareAnthropicId(catalog: Catalog, name: string): string {
   if (name.includes('/') || catalog.model(name) || catalog.alias(name) || catalog.profile(name)) return name;
   const names = [name, name.replace(DATE_SUFFIX, '')];
-  const named = (model: CatalogModel): boolean =>
-    model.provider === 'anthropic' && names.some((bare) => model.id === `anthropic/${bare}` || model.upstreamModel === bare);
+  const named = (model: CatalogModel): boolean => model.provider === 'anthropic' && names.some((bare) => model.id === `anthropic/${bare}` || model.upstreamModel === bare);
   return catalog.models.find(named)?.id ?? name;
 }
