@@ -4,7 +4,7 @@ import { ExactSvmScheme } from '@x402/svm';
 import { SOLANA_MAINNET_NETWORK } from '../../../src/config/load-config';
 import type { RunningGateway } from '../../../src/gateway';
 import { anthropicClient } from '../../support/anthropic-client';
-import { chatBody, PAID_MODEL, quote, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
+import { chatBody, PAID_MODEL, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { postJson, routeQuote } from '../../support/paid-tools';
 import { pgliteStorage } from '../../support/storage-env';
 
@@ -77,5 +77,34 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, paid path, paying th
     expect(message.content).toEqual([{ type: 'text', text: 'fake openai reply to: Paid stream.' }]);
     expect(message.stop_reason).toBe('end_turn');
     expect(world.localnet.usdcBalance(world.payer.publicKey)).toBeLessThan(before);
+  });
+
+  it('charges a paid stream cut after content began once, and redelivers it, parsed by the SDK, on an identical resend', async () => {
+    const text = 'one two three four five six seven eight nine ten';
+    const body = messagesBody({ stream: true, messages: [{ role: 'user', content: 'Cut me off.' }] });
+    const header = await routeQuote(gateway, MESSAGES_PATH, body);
+    const amount = BigInt(header.accepts[0].amount);
+    const payment = specPaymentHeader(world, header);
+    const upstream = world.upstreams.openai.requests.length;
+    world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 100 });
+    const before = world.localnet.usdcBalance(world.recipient.publicKey);
+
+    const leaving = new AbortController();
+    const res = await postJson(gateway, MESSAGES_PATH, body, { 'payment-signature': payment }, leaving.signal);
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let seen = '';
+    while (!seen.includes('text_delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    leaving.abort();
+    await world.upstreams.openai.ended(upstream);
+
+    const stream = anthropicClient(gateway.url).messages.stream(body, { headers: { 'payment-signature': payment } });
+    const { response } = await stream.withResponse();
+    const message = await stream.finalMessage();
+
+    expect(response.headers.get('x-gw-redelivered')).toBe('true');
+    expect(message.content).toEqual([{ type: 'text', text }]);
+    expect(world.upstreams.openai.requests).toHaveLength(upstream + 1);
+    expect(world.localnet.usdcBalance(world.recipient.publicKey) - before).toBe(amount);
   });
 });
