@@ -1,4 +1,5 @@
-import { MAX_MESSAGES, MAX_NESTING_DEPTH } from '../../providers/domain/chat-request';
+import { MAX_MESSAGES } from '../../providers/domain/chat-request';
+import { REQUEST_SCHEMA_HEADER } from './chat-request-schema';
 
 /** A block's `type` chooses its schema; an unknown type names the ones accepted. */
 function blockUnion(blocks: Record<string, object>, where: string): object {
@@ -71,9 +72,8 @@ const TOOL = {
  * `max_tokens` is required on /v1/messages (it prices the request) and not on count_tokens.
  */
 export const ANTHROPIC_REQUEST_SCHEMA = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
+  ...REQUEST_SCHEMA_HEADER,
   title: 'AnthropicMessagesRequest',
-  $comment: `Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels, the body being level 1 (counted as the body is read, before it is parsed).`,
   type: 'object',
   required: ['model', 'messages', 'max_tokens'],
   properties: {
