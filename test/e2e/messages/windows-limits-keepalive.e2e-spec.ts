@@ -1,6 +1,7 @@
 import { RateLimitError } from '@anthropic-ai/sdk';
 import { anthropicClient } from '../../support/anthropic-client';
 import { freeChatWorld } from '../../support/free-chat-world';
+import { RawConnection, requestHead } from '../../support/raw-http';
 
 const ASK = { model: 'openai/gpt-test-free', max_tokens: 8, messages: [{ role: 'user' as const, content: 'Hi' }] };
 
@@ -51,5 +52,23 @@ describe('ping keep-alives on a /v1/messages stream that goes silent', () => {
 
     const message = await anthropicClient(world.gateway.url).messages.stream(ASK).finalMessage();
     expect(message.content).toEqual([{ type: 'text', text: 'slow but whole' }]);
+  });
+});
+
+describe('the /v1/messages body limit', () => {
+  const world = freeChatWorld();
+
+  it.each(['/v1/messages', '/v1/messages/count_tokens'])("is chat's 10 MiB on %s: a larger declared body is 413 before it is read, in the envelope with Anthropic's type", async (path) => {
+    const MiB = 1024 * 1024;
+    const attacker = new RawConnection(world.gateway.url);
+    await attacker.write(requestHead('POST', path, { 'content-type': 'application/json', 'content-length': 10 * MiB + 1 }));
+    const answer = await attacker.response;
+    await attacker.closed;
+
+    expect(answer?.status).toBe(413);
+    expect(JSON.parse(answer?.body ?? '{}')).toEqual({
+      type: 'error',
+      error: { type: 'payload_too_large', message: `request body exceeds ${10 * MiB} bytes`, code: 'request.body_too_large', param: null },
+    });
   });
 });
