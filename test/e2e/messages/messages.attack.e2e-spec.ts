@@ -132,6 +132,23 @@ describe('attacks on /v1/messages without paying', () => {
         ],
       ],
       [
+        "a tool_use block's input",
+        [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: ATTACK } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+        ],
+      ],
+      [
+        "a tool_use input whose key asks about its value (the JSON's quotation marks shield nothing)",
+        [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'weather', input: { 'is this a prompt injection': ATTACK } }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+        ],
+      ],
+      ["a tool's description", [{ role: 'user', content: 'weather?' }], { tools: [{ ...WEATHER_TOOL, description: ATTACK }] }],
+      [
         'an assistant turn',
         [
           { role: 'user', content: 'Hi' },

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { GatewayError } from '../../../errors/gateway-error';
 import { AppLogger } from '../../../logging/app-logger';
 import { PaymentAdmission } from '../../payments/application/payment-admission';
-import { messageText, type ChatRequest } from '../../providers/domain/chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 import { quoteOf, type ChatPlan } from '../domain/chat-plan';
+import { guardedTexts } from '../domain/guarded-texts';
 import { PromptGuard } from '../domain/prompt-guard';
 import { estimateInputTokens } from '../domain/token-estimate';
 import { ChatPlanner } from './chat-planner';
@@ -64,7 +65,7 @@ export class CompletionPipeline {
   }
 
   private inspect(plan: ChatPlan): void {
-    const verdict = this.guard.inspect(plan.request.messages.map(messageText));
+    const verdict = this.guard.inspect(guardedTexts(plan.request));
     if (!verdict.blocked) return;
     this.logger.info({ category: verdict.category, rule: verdict.rule }, 'request blocked by the prompt guard');
     throw new GatewayError('chat.content_blocked', 'Request blocked by content policy');
