@@ -176,6 +176,21 @@ describe('attacks on /v1/messages without paying', () => {
       return ((await res.json()) as { input_tokens: number }).input_tokens;
     };
 
+    const hidden = 'x'.repeat(4000);
+    const loop = (name: string, id: string): unknown[] => [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id, name, input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'sunny' }] },
+    ];
+
+    it('counts text hidden in a tool_use name or id and its tool_result id, all forwarded upstream', async () => {
+      const plain = await count(loop('weather', 'toolu_1'));
+
+      expect(await count(loop(`weather${hidden}`, 'toolu_1'))).toBeGreaterThanOrEqual(plain + 1000);
+      // Sent twice: the call's id and the result's.
+      expect(await count(loop('weather', `toolu_${hidden}`))).toBeGreaterThanOrEqual(plain + 2000);
+    });
+
     it('prices the same on both surfaces: system blocks, tool_result and tool_use as chat prices their neutral form', async () => {
       const messagesBody = {
         model: FREE,
@@ -311,5 +326,20 @@ describe('attacks on /v1/messages with payments', () => {
     expect(await res.json()).toMatchObject({ type: 'error', error: { code: 'payment.amount_insufficient' } });
     expect(world.localnet.usdcBalance(world.payer.publicKey)).toBe(before);
     expect(world.upstreams.openai.requests.length).toBe(calls);
+  });
+
+  it('quotes content hidden in a tool_use name like the same text anywhere else', async () => {
+    const loop = (name: string): Record<string, unknown> =>
+      messagesBody({
+        messages: [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name, input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'sunny' }] },
+        ],
+      });
+    const asText = messagesBody({ messages: [{ role: 'user', content: `weather?${'y'.repeat(40000)}` }] });
+    const hidden = BigInt((await routeQuote(gateway, '/v1/messages', loop(`weather${'y'.repeat(40000)}`))).accepts[0].amount);
+
+    expect(hidden).toBeGreaterThanOrEqual(BigInt((await routeQuote(gateway, '/v1/messages', asText)).accepts[0].amount));
   });
 });
