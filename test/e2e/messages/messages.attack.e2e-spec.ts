@@ -191,6 +191,45 @@ describe('attacks on /v1/messages without paying', () => {
       expect(await count(loop('weather', `toolu_${hidden}`))).toBeGreaterThanOrEqual(plain + 2000);
     });
 
+    it('forwards nothing it does not price: thinking, redacted_thinking and tool_result images are dropped, not sent', async () => {
+      const marker = 'HIDDEN-MARKER';
+      const messages = [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'weather?' },
+            { type: 'thinking', thinking: marker.repeat(500), signature: 's' },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'redacted_thinking', data: marker.repeat(500) },
+            { type: 'thinking', thinking: marker.repeat(500), signature: 's' },
+            { type: 'tool_use', id: 'c1', name: 'weather', input: { city: 'Paris' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'c1',
+              content: [
+                { type: 'text', text: 'sunny' },
+                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: marker } },
+              ],
+            },
+          ],
+        },
+      ];
+      const res = await post(url(), '/v1/messages', { model: FREE, max_tokens: 16, tools: [WEATHER_TOOL], messages });
+
+      expect(res.status).toBe(200);
+      expect(JSON.stringify(world.upstreams.openai.requests.at(-1)?.body)).not.toContain(marker);
+      expect(await count(messages)).toBeLessThan(200);
+    });
+
     it('prices the same on both surfaces: system blocks, tool_result and tool_use as chat prices their neutral form', async () => {
       const messagesBody = {
         model: FREE,
@@ -341,5 +380,23 @@ describe('attacks on /v1/messages with payments', () => {
     const hidden = BigInt((await routeQuote(gateway, '/v1/messages', loop(`weather${'y'.repeat(40000)}`))).accepts[0].amount);
 
     expect(hidden).toBeGreaterThanOrEqual(BigInt((await routeQuote(gateway, '/v1/messages', asText)).accepts[0].amount));
+  });
+});
+
+describe("count_tokens floods count in the client's window", () => {
+  const world = freeChatWorld({ GW_RATE_LIMIT_MAX: '3' });
+
+  it('refuses the fourth count_tokens in the window with 429 in the envelope with the top-level type', async () => {
+    const body = { model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'hi' }] };
+    const statuses: number[] = [];
+    let last: unknown;
+    for (let i = 0; i < 4; i++) {
+      const res = await post(world.gateway.url, '/v1/messages/count_tokens', body);
+      statuses.push(res.status);
+      last = await res.json();
+    }
+
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    expect(last).toMatchObject({ type: 'error', error: { code: 'rate_limit.exceeded' } });
   });
 });
