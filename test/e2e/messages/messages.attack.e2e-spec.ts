@@ -3,7 +3,9 @@ import type { RunningGateway } from '../../../src/gateway';
 import { anthropicClient } from '../../support/anthropic-client';
 import { freeChatWorld } from '../../support/free-chat-world';
 import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
+import { escrowPaymentHeader, pollUntil, type EscrowReceiptBody } from '../../support/escrow-payments';
 import { postJson, routeQuote } from '../../support/paid-tools';
+import { pgliteStorage } from '../../support/storage-env';
 
 /*
  * An unpaid or paying internet client against /v1/messages and count_tokens: free answers from
@@ -398,5 +400,49 @@ describe("count_tokens floods count in the client's window", () => {
 
     expect(statuses).toEqual([200, 200, 200, 429]);
     expect(last).toMatchObject({ type: 'error', error: { code: 'rate_limit.exceeded' } });
+  });
+});
+
+describe('escrow on /v1/messages', () => {
+  let world: PaidWorld;
+  let gateway: RunningGateway;
+  const body = (content: string): Record<string, unknown> => ({ model: PAID_MODEL, max_tokens: 50, messages: [{ role: 'user', content }] });
+
+  beforeAll(async () => {
+    world = await startPaidWorld({ escrow: true });
+    // Escrow needs the claims store.
+    gateway = await startPaidGateway(world, (await pgliteStorage()).env);
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await world.close();
+  });
+
+  it('serves one answer per deposit, claims at most the quote, and refuses the deposit again and a deposit made for chat', async () => {
+    // The escrow entry is in the 402's body (the header is the official clients' exact-only form).
+    const quoted = (await (await postJson(gateway, '/v1/messages', body('escrowed'))).json()) as { accepts: Array<{ scheme: string; amount: string }> };
+    const offer = quoted.accepts.find((entry) => entry.scheme === 'escrow');
+    expect(offer).toBeDefined();
+    const amount = BigInt(offer?.amount ?? 0);
+    const { header } = await escrowPaymentHeader(world, gateway, { amount, resourceUrl: '/v1/messages' });
+
+    const res = await postJson(gateway, '/v1/messages', body('escrowed'), { 'PAYMENT-SIGNATURE': header });
+    expect(res.status).toBe(200);
+    const receiptPath = res.headers.get('x-gw-receipt') as string;
+    const receipt = await pollUntil(
+      async () => (await (await fetch(`${gateway.url}${receiptPath}`)).json()) as EscrowReceiptBody & { endpoint: string },
+      (r) => r.status === 'settled',
+    );
+    expect(receipt).toMatchObject({ scheme: 'escrow', endpoint: '/v1/messages' });
+    expect(BigInt(receipt.amount_charged_atomic)).toBeLessThanOrEqual(amount);
+
+    const again = await postJson(gateway, '/v1/messages', body('another answer on the same deposit'), { 'PAYMENT-SIGNATURE': header });
+    expect(again.status).not.toBe(200);
+    expect(await again.json()).toMatchObject({ type: 'error' });
+
+    const forChat = await escrowPaymentHeader(world, gateway, { amount });
+    const crossed = await postJson(gateway, '/v1/messages', body('crossed'), { 'PAYMENT-SIGNATURE': forChat.header });
+    expect(crossed.status).toBe(400);
+    expect(await crossed.json()).toMatchObject({ type: 'error', error: { code: 'payment.resource_mismatch' } });
   });
 });
