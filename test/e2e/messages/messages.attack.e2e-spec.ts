@@ -2,6 +2,7 @@ import { BadRequestError, NotFoundError } from '@anthropic-ai/sdk';
 import type { RunningGateway } from '../../../src/gateway';
 import { anthropicClient } from '../../support/anthropic-client';
 import { freeChatWorld } from '../../support/free-chat-world';
+import { RawConnection, requestHead } from '../../support/raw-http';
 import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { escrowPaymentHeader, pollUntil, type EscrowReceiptBody } from '../../support/escrow-payments';
 import { postJson, routeQuote } from '../../support/paid-tools';
@@ -445,4 +446,26 @@ describe('escrow on /v1/messages', () => {
     expect(crossed.status).toBe(400);
     expect(await crossed.json()).toMatchObject({ type: 'error', error: { code: 'payment.resource_mismatch' } });
   });
+});
+
+describe('a /v1/messages stream whose client stops reading', () => {
+  const world = freeChatWorld({ GW_STREAM_MAX_SECS: '1', GW_SETTLEMENT_CONFIRM_SECS: '1', GW_CACHE_TTL_SECS: '0' });
+
+  it('is cut at the stream cap (1 s, plus 1 s of confirmation) rather than held open, and never ended as a whole answer', async () => {
+    // About 7 MB of events: more than the socket buffers hold while the reader stalls.
+    world.upstreams.openai.script({ kind: 'reply', text: 'word '.repeat(60_000) });
+    const body = JSON.stringify({ model: FREE, max_tokens: 4096, stream: true, messages: [{ role: 'user', content: 'a long answer' }] });
+    const stalled = new RawConnection(world.gateway.url);
+    await stalled.write(requestHead('POST', '/v1/messages', { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }) + body);
+    stalled.socket.pause();
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    // A paused socket sees the gateway's close only once it reads what the buffers hold.
+    stalled.socket.resume();
+    const closed = await Promise.race([stalled.closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 3000))]);
+    stalled.destroy();
+
+    expect(closed).toBe(true);
+    expect(stalled.received).toContain('event: content_block_delta');
+    expect(stalled.received).not.toContain('message_stop');
+  }, 15_000);
 });
