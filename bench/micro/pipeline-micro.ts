@@ -46,7 +46,7 @@ export async function pipelineMicroBenchmarks(): Promise<MicroResult[]> {
     microBench('router score, 200-character prompt', () => scoreComplexity(signals), { iterations: 50_000 }),
     microBench('cost estimate (tokens and bigint price)', () => priceCandidate(model, routingSignals(request).inputTokens, request.max_tokens), { iterations: 50_000 }),
     microBench('prompt guard, 200-character prompt', () => guard.inspect(texts), { iterations: 20_000 }),
-    microBench('cache key (SHA-256 of the request)', () => cacheKey(model.id, request, 256), { iterations: 50_000 }),
+    microBench('cache key (SHA-256 of the request)', () => cacheKey('/v1/chat/completions', model.id, request, 256), { iterations: 50_000 }),
     ...largeTextBenchmarks(guard),
   ];
   results.push(await paymentVerification());

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { ERROR_CODES, type ErrorCode } from '../errors/error-codes';
 import type { ErrorType } from '../errors/error-type';
 import { GatewayError } from '../errors/gateway-error';
+import { requestPath, routePath } from './request-context';
 
 export const ERROR_STATUS: Readonly<Record<ErrorType, number>> = {
   bad_request: 400,
@@ -77,6 +78,23 @@ export function errorBody(error: GatewayError): { error: { type: ErrorType; mess
   return { error: { type: error.type, message: error.message, code: error.code, param: error.param } };
 }
 
+/**
+ * Routes of the Anthropic Messages surface: their errors keep the envelope and add Anthropic's
+ * top-level `"type": "error"`, so its SDK raises its typed errors with the gateway's message, and a
+ * stream's failure is Anthropic's `error` event (docs/decisions.md, "The Anthropic Messages codec").
+ */
+const ANTHROPIC_ROUTES: ReadonlySet<string> = new Set(['/v1/messages', '/v1/messages/count_tokens']);
+
+function anthropicRoute(res: Response): boolean {
+  return res.req !== undefined && ANTHROPIC_ROUTES.has(routePath(requestPath(res.req)));
+}
+
+/** The error's body as the route's wire format has it. */
+function routeErrorBody(res: Response, error: GatewayError): object {
+  const body = errorBody(error);
+  return anthropicRoute(res) && typeof body.error === 'object' ? { type: 'error', ...body } : body;
+}
+
 /** `receiptPath`: the receipt of a payment the request had accepted, named on whatever error ends it (a 408, a 503), so the payer can see what became of it. */
 export function sendError(res: Response, error: GatewayError, receiptPath: string | null = null): void {
   const status = ERROR_STATUS[error.type];
@@ -84,13 +102,14 @@ export function sendError(res: Response, error: GatewayError, receiptPath: strin
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
   if (status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   if (status === 413) res.setHeader('Connection', 'close');
-  res.status(status).json(errorBody(error));
+  res.status(status).json(routeErrorBody(res, error));
 }
 
 /**
  * Answers a request with `error` whatever state its response is in: the envelope when nothing was
  * sent yet; on a Server-Sent Events stream already under way, a final `data:` event carrying the
- * envelope (the OpenAI SDK raises on a chunk with an `error` member) and no `[DONE]`; any other
+ * envelope (the OpenAI SDK raises on a chunk with an `error` member) and no `[DONE]`, or on the
+ * Anthropic surface an `error` event; any other
  * response already under way is cut, so the client sees a failure rather than a truncated body.
  */
 export function failResponse(res: Response, error: GatewayError, receiptPath: string | null = null): void {
@@ -99,7 +118,8 @@ export function failResponse(res: Response, error: GatewayError, receiptPath: st
   } else if (res.writableEnded) {
     return;
   } else if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) {
-    res.end(`data: ${JSON.stringify(errorBody(error))}\n\n`);
+    const body = JSON.stringify(routeErrorBody(res, error));
+    res.end(anthropicRoute(res) ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`);
   } else {
     res.destroy();
   }

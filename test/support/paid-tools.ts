@@ -9,8 +9,14 @@ export const PRICE_PATH = '/v1/solana/price';
 export const SEARCH_PRICE = 10_500n;
 export const TOKEN_PRICE_PRICE = 1_050n;
 
-export async function postJson(gateway: RunningGateway, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  const res = await fetch(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+/** A POST of `body` to a paid route; its x402 headers, if any, are held to the official schemas. `signal` lets the client leave. */
+export async function postJson(gateway: RunningGateway, path: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+  const res = await fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal,
+  });
   expectOfficialX402Headers(res.headers);
   return res;
 }

@@ -20,6 +20,7 @@ const ERROR_ENVELOPE: JsonSchema = {
   type: 'object',
   required: ['error'],
   properties: {
+    type: { const: 'error', description: "on the Anthropic Messages routes only, Anthropic's own top-level field" },
     error: {
       type: 'object',
       required: ['type', 'message', 'code', 'param'],

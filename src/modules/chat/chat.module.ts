@@ -15,11 +15,12 @@ import { PaidAnswerSource } from './application/paid-answer-source';
 import { PaidGenerations } from './application/paid-generations';
 import { PaidServing } from './application/paid-serving';
 import { ChatCompletionsController } from './http/chat-completions.controller';
+import { MessagesController } from './http/messages.controller';
 
-/** The completion pipeline (plan, windows, guard, free or paid answer, cache, redelivery) and its OpenAI codec and route. */
+/** The completion pipeline (plan, windows, guard, free or paid answer, cache, redelivery) and its codecs and routes: OpenAI's chat and Anthropic's Messages. */
 @Module({
   imports: [BillingModule, RoutingModule, ProvidersModule, PaymentsModule, RateLimitsModule],
-  controllers: [ChatCompletionsController],
+  controllers: [ChatCompletionsController, MessagesController],
   providers: [ChatPlanner, CompletionPipeline, FreeServing, PaidServing, PaidAnswerSource, AnswerCache, AnswerRedelivery, ChatMetrics, FreeTierLimit, PaidGenerations],
   exports: [ChatPlanner],
 })

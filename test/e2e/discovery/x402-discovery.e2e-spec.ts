@@ -29,9 +29,10 @@ describe('GET /.well-known/x402: every paid resource, enough to pay it (spec 4.1
     };
   };
 
-  it('lists chat, search and prices with schemes, network, asset, recipient, price, input schema and output example', async () => {
+  it('lists chat, Anthropic Messages, search and prices with schemes, network, asset, recipient, price, input schema and output example', async () => {
     const resources = await discover();
-    expect(resources.map((entry) => entry.resource)).toEqual(['/v1/chat/completions', '/v1/solana/price', '/v1/search']);
+    expect(resources.map((entry) => entry.resource)).toEqual(['/v1/chat/completions', '/v1/messages', '/v1/solana/price', '/v1/search']);
+    expect(resources[1]).toMatchObject({ method: 'POST', price: { kind: 'per-token' }, accepts: resources[0].accepts, input: { example: { max_tokens: 256 } } });
     const search = resources.find((entry) => entry.resource === '/v1/search');
     expect(search).toMatchObject({
       method: 'POST',
@@ -43,7 +44,7 @@ describe('GET /.well-known/x402: every paid resource, enough to pay it (spec 4.1
     expect(resources[0]).toMatchObject({ price: { kind: 'per-token' } });
   });
 
-  it('a client built only from it pays for a search (flat price) and a chat completion (the 402 says how much)', async () => {
+  it('a client built only from it pays for a search (flat price), a chat completion and an Anthropic message (the 402 says how much)', async () => {
     const resources = await discover();
     const recipient = () => live.world.localnet.usdcBalance(live.world.recipient.publicKey);
     const search = resources.find((entry) => entry.resource === '/v1/search') as DiscoveredResource;
@@ -52,13 +53,15 @@ describe('GET /.well-known/x402: every paid resource, enough to pay it (spec 4.1
     expect(searched.status).toBe(200);
     expect(recipient() - before).toBe(10_500n);
 
-    const chat = resources.find((entry) => entry.resource === '/v1/chat/completions') as DiscoveredResource;
-    const body = { ...(chat.input?.example as Record<string, unknown>), model: 'openai/gpt-4o-mini' };
-    const quote = (await (await postJson(live.gateway, chat.resource, body)).json()) as { accepts: Array<{ amount: string }> };
-    before = recipient();
-    const answered = await postJson(live.gateway, chat.resource, body, { 'payment-signature': specPaymentHeader(live.world, offerOf(chat, quote.accepts[0].amount)) });
-    expect(answered.status).toBe(200);
-    expect(recipient() - before).toBe(BigInt(quote.accepts[0].amount));
+    for (const path of ['/v1/chat/completions', '/v1/messages']) {
+      const completion = resources.find((entry) => entry.resource === path) as DiscoveredResource;
+      const body = { ...(completion.input?.example as Record<string, unknown>), model: 'openai/gpt-4o-mini' };
+      const quote = (await (await postJson(live.gateway, completion.resource, body)).json()) as { accepts: Array<{ amount: string }> };
+      before = recipient();
+      const answered = await postJson(live.gateway, completion.resource, body, { 'payment-signature': specPaymentHeader(live.world, offerOf(completion, quote.accepts[0].amount)) });
+      expect(answered.status).toBe(200);
+      expect(recipient() - before).toBe(BigInt(quote.accepts[0].amount));
+    }
   });
 });
 
@@ -72,7 +75,7 @@ describe('discovery lists only what answers', () => {
   it('leaves search out of /.well-known/x402 and marks it unavailable in /v1/services while no search key is configured', async () => {
     const gateway = await startTestGateway();
     try {
-      expect(await resources(gateway.url)).toEqual(['/v1/chat/completions', '/v1/solana/price']);
+      expect(await resources(gateway.url)).toEqual(['/v1/chat/completions', '/v1/messages', '/v1/solana/price']);
       expect(await services(gateway.url)).toEqual({ 'token-price': true, 'web-search': false });
       expect((await fetch(`${gateway.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"q"}' })).status).toBe(503);
     } finally {
@@ -83,7 +86,7 @@ describe('discovery lists only what answers', () => {
   it('lists it, available, once the key is set', async () => {
     const gateway = await startTestGateway({ GW_SEARCH_API_KEY: 'tvly-some-key' });
     try {
-      expect(await resources(gateway.url)).toEqual(['/v1/chat/completions', '/v1/solana/price', '/v1/search']);
+      expect(await resources(gateway.url)).toEqual(['/v1/chat/completions', '/v1/messages', '/v1/solana/price', '/v1/search']);
       expect(await services(gateway.url)).toEqual({ 'token-price': true, 'web-search': true });
     } finally {
       await gateway.close();

@@ -23,10 +23,10 @@ export class AnswerCache {
     this.ttlSecs = config.limits.cacheTtlSecs;
   }
 
-  /** Where the answer is kept, or null when it is not: caching off, or market-data tools involved (spec 1.7). */
-  keyOf(request: ChatRequest, primary: PricedCandidate): string | null {
+  /** Where the answer is kept, or null when it is not: caching off, or market-data tools involved (spec 1.7). `surface`: the path the request came in on. */
+  keyOf(surface: string, request: ChatRequest, primary: PricedCandidate): string | null {
     if (this.ttlSecs <= 0 || involvesMarketData(request)) return null;
-    return cacheKey(primary.model.id, request, primary.outputTokens);
+    return cacheKey(surface, primary.model.id, request, primary.outputTokens);
   }
 
   /** The answer kept under `key`, counted as a hit or a miss; a request that may not be cached (null key) looks nothing up. */

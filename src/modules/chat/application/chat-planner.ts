@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ModelRouter } from '../../routing/application/model-router';
+import { catalogNameOfBareAnthropicId } from '../../routing/domain/model-resolution';
 import type { Charge } from '../../routing/domain/name-charge';
 import { priceCandidate, routingSignals, type ChatPlan } from '../domain/chat-plan';
 import type { ChatRequest } from '../../providers/domain/chat-request';
@@ -12,6 +13,12 @@ export class ChatPlanner {
   /** Whether the request is served free or paid, before the work of planning it (see CompletionPipeline.handle). */
   charge(request: ChatRequest): Charge {
     return this.router.charge(request.model);
+  }
+
+  /** The request with a bare Anthropic model id replaced by the catalog id it names (catalogNameOfBareAnthropicId); any other request as it is. */
+  withBareAnthropicId(request: ChatRequest): ChatRequest {
+    const model = catalogNameOfBareAnthropicId(this.router.catalog, request.model);
+    return model === request.model ? request : { ...request, model };
   }
 
   plan(request: ChatRequest): ChatPlan {

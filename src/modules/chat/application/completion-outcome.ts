@@ -3,12 +3,31 @@ import type { Challenge } from '../../payments/application/payment-challenges';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import type { RequestAdjustments } from '../../providers/ports/llm-provider';
 import type { CatalogModel } from '../../routing/domain/catalog';
+import { CHAT_DISCOVERY } from '../domain/chat-discovery';
 import type { ChatPlan } from '../domain/chat-plan';
 
 export const CHAT_PATH = '/v1/chat/completions';
+export const MESSAGES_PATH = '/v1/messages';
+
+/**
+ * The wire surface a request came in on (docs/decisions.md, "One pipeline, wire codecs at the
+ * edge"): the resource its payment buys and its receipts name, what its 402 advertises beside the
+ * offers, and its own response cache entries. Every window is shared between surfaces.
+ */
+export interface CompletionSurface {
+  path: string;
+  /** The 402's `extensions`: chat's `bazaar` (spec 2.4 gives it to chat alone). */
+  extensions?: Readonly<Record<string, unknown>>;
+  /** Whether a bare Anthropic model id (`claude-haiku-4-5-20251001`) names its catalog entry, as coding agents send them. */
+  bareAnthropicIds: boolean;
+}
+
+export const CHAT_SURFACE: CompletionSurface = { path: CHAT_PATH, extensions: CHAT_DISCOVERY, bareAnthropicIds: false };
+export const MESSAGES_SURFACE: CompletionSurface = { path: MESSAGES_PATH, bareAnthropicIds: true };
 
 /** The caller as the HTTP edge (or another adapter) knows it, whatever wire format it spoke. */
 export interface CompletionCaller {
+  surface: CompletionSurface;
   requestId: string;
   /** The TCP peer address; 'unknown' when the socket had none. */
   clientAddress: string;

@@ -2,9 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { GatewayError } from '../../../errors/gateway-error';
 import { AppLogger } from '../../../logging/app-logger';
 import { PaymentAdmission } from '../../payments/application/payment-admission';
-import { messageText, type ChatRequest } from '../../providers/domain/chat-request';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 import { quoteOf, type ChatPlan } from '../domain/chat-plan';
+import { guardedTexts } from '../domain/guarded-texts';
 import { PromptGuard } from '../domain/prompt-guard';
+import { estimateInputTokens } from '../domain/token-estimate';
 import { ChatPlanner } from './chat-planner';
 import type { CompletionCaller, CompletionOutcome } from './completion-outcome';
 import { FreeServing } from './free-serving';
@@ -32,7 +34,9 @@ export class CompletionPipeline {
     logger.setContext(CompletionPipeline.name);
   }
 
-  async handle(request: ChatRequest, caller: CompletionCaller): Promise<CompletionOutcome> {
+  async handle(sent: ChatRequest, caller: CompletionCaller): Promise<CompletionOutcome> {
+    // Renamed before anything reads the name, so the request is priced, cached and routed as its catalog id would be.
+    const request = caller.surface.bareAnthropicIds ? this.planner.withBareAnthropicId(sent) : sent;
     const charge = this.planner.charge(request);
     const freeWindow = charge === 'free' ? await this.freeTier.admit(caller.clientAddress, caller.bodyBytes) : null;
     const attempt = charge !== 'free' ? await this.admission.admit(caller.paymentHeader, caller.clientAddress, caller.bodyBytes) : null;
@@ -44,12 +48,24 @@ export class CompletionPipeline {
       return this.free.serve(plan, caller, perClient);
     }
     this.inspect(plan);
-    if (caller.paymentHeader === undefined) return this.paid.quote(plan);
+    if (caller.paymentHeader === undefined) return this.paid.quote(plan, caller);
     return this.paid.serve(plan, caller, caller.paymentHeader, attempt ?? (await this.admission.count(caller.clientAddress)));
   }
 
+  /**
+   * The request's input tokens as the gateway estimates them (what its quote is priced on), for
+   * count_tokens: free, counted in the client's window and unpaid budget as a quote is, and a model
+   * name that names nothing is refused as on the answer (docs/decisions.md, "The Anthropic Messages codec").
+   */
+  async countTokens(sent: ChatRequest, caller: CompletionCaller): Promise<number> {
+    const request = caller.surface.bareAnthropicIds ? this.planner.withBareAnthropicId(sent) : sent;
+    this.planner.charge(request);
+    await this.admission.admit(undefined, caller.clientAddress, caller.bodyBytes);
+    return estimateInputTokens(request);
+  }
+
   private inspect(plan: ChatPlan): void {
-    const verdict = this.guard.inspect(plan.request.messages.map(messageText));
+    const verdict = this.guard.inspect(guardedTexts(plan.request));
     if (!verdict.blocked) return;
     this.logger.info({ category: verdict.category, rule: verdict.rule }, 'request blocked by the prompt guard');
     throw new GatewayError('chat.content_blocked', 'Request blocked by content policy');

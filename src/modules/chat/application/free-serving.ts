@@ -52,7 +52,7 @@ export class FreeServing {
     const { request } = plan;
     const candidates = candidatesWithin(plan, 0n);
     const primary = candidates[0];
-    const key = this.answers.keyOf(request, primary);
+    const key = this.answers.keyOf(caller.surface.path, request, primary);
     const cached = await this.answers.lookup(key);
     if (cached) {
       const answer: FreeAnswer = { caller, plan, candidate: primary, cacheable: null };

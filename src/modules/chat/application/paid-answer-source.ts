@@ -36,7 +36,7 @@ export class PaidAnswerSource {
   async open(plan: ChatPlan, payment: PaidPayment, caller: CompletionCaller, signal: AbortSignal): Promise<PaidSource> {
     const candidates = candidatesWithin(plan, payment.amountPaid);
     const primary = candidates[0];
-    const key = this.answers.keyOf(plan.request, primary);
+    const key = this.answers.keyOf(caller.surface.path, plan.request, primary);
     const cached = await this.answers.lookup(key);
     if (cached) return { source: fromArray(completionChunks(cached, true)), candidate: primary, fallback: false, cache: 'hit', cacheable: null };
     const calling = performance.now();

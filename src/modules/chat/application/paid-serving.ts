@@ -8,12 +8,11 @@ import { PaymentOffers } from '../../payments/application/payment-offers';
 import { PaymentReplayed } from '../../payments/domain/payment-errors';
 import type { ChatCompletion } from '../../providers/domain/chat-completion';
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
-import { CHAT_DISCOVERY } from '../domain/chat-discovery';
 import { quoteOf, type ChatPlan } from '../domain/chat-plan';
 import { requestFingerprint } from '../domain/request-fingerprint';
 import { SessionTokenSigner } from '../domain/session-token';
 import { AnswerRedelivery } from './answer-redelivery';
-import { CHAT_PATH, type CompletionCaller, type CompletionOutcome, type ServedAnswer } from './completion-outcome';
+import { type CompletionCaller, type CompletionOutcome, type ServedAnswer } from './completion-outcome';
 import { PaidAnswerSource, type PaidSource } from './paid-answer-source';
 import { answerOf } from './paid-generation';
 import { PaidGenerations } from './paid-generations';
@@ -42,8 +41,8 @@ export class PaidServing {
     this.sessions = new SessionTokenSigner(config.sessionSecret.reveal());
   }
 
-  quote(plan: ChatPlan): CompletionOutcome {
-    return { kind: 'quote', plan, challenge: this.offers.quote(CHAT_PATH, quoteOf(plan), CHAT_DISCOVERY) };
+  quote(plan: ChatPlan, caller: CompletionCaller): CompletionOutcome {
+    return { kind: 'quote', plan, challenge: this.offers.quote(caller.surface.path, quoteOf(plan), caller.surface.extensions) };
   }
 
   async serve(plan: ChatPlan, caller: CompletionCaller, header: string, attempt: CountedAttempt): Promise<CompletionOutcome> {
@@ -54,7 +53,7 @@ export class PaidServing {
       payment = await this.payments.accept(header, {
         schemes: ['exact', 'escrow'],
         exactSettlesAt: 'at_first_content',
-        path: CHAT_PATH,
+        path: caller.surface.path,
         quote: quote.total,
         requestId: caller.requestId,
         clientAddress: caller.clientAddress,
@@ -72,7 +71,7 @@ export class PaidServing {
         }
       }
       // An x402 client reads why from the headers.
-      throw this.offers.refusal(refused, CHAT_PATH, quote, '');
+      throw this.offers.refusal(refused, caller.surface.path, quote, '');
     } finally {
       caller.timing.payment('verify', performance.now() - verifying);
     }
@@ -113,7 +112,7 @@ export class PaidServing {
       } catch (err) {
         // Not landed in time: this client gets the 402; the answer goes on and is kept for its resend.
         generation.originalLeft();
-        throw this.offers.refusal(err, CHAT_PATH, quote, payment.transactionSignature);
+        throw this.offers.refusal(err, caller.surface.path, quote, payment.transactionSignature);
       }
     }
     const served = (body: ServedAnswer['body']): ServedAnswer => ({ model: candidate.model, fallback, cache, adjustments, body });
@@ -130,7 +129,7 @@ export class PaidServing {
     try {
       completion = answerOf(end);
     } catch (err) {
-      throw this.offers.refusal(err, CHAT_PATH, quote, payment.transactionSignature);
+      throw this.offers.refusal(err, caller.surface.path, quote, payment.transactionSignature);
     }
     if (end.kind === 'answer' && end.settlement.paymentResponse) headers['PAYMENT-RESPONSE'] = end.settlement.paymentResponse;
     return { kind: 'served', plan, served: served({ kind: 'json', completion }), headers, paymentStatus: end.kind === 'answer' ? end.settlement.status : null };

@@ -2,7 +2,7 @@ import { cacheKey } from './cache-key';
 import type { ChatRequest } from '../../providers/domain/chat-request';
 
 const request: ChatRequest = { model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'hi' }] };
-const key = (extra: Partial<ChatRequest>) => cacheKey('openai/gpt-4o', { ...request, ...extra }, 100);
+const key = (extra: Partial<ChatRequest>) => cacheKey('/v1/chat/completions', 'openai/gpt-4o', { ...request, ...extra }, 100);
 
 describe('cacheKey', () => {
   it.each<[string, Partial<ChatRequest>]>([
@@ -31,5 +31,11 @@ describe('cacheKey and key order', () => {
     const other = key({ response_format: { type: 'json_object' }, tools: [tool({ properties: { b: { type: 'number' }, a: { type: 'string' } }, type: 'object' })] });
 
     expect(one).toBe(other);
+  });
+});
+
+describe('cacheKey and the surface', () => {
+  it('differs between chat and Anthropic Messages for the same neutral request', () => {
+    expect(cacheKey('/v1/messages', 'openai/gpt-4o', request, 100)).not.toBe(key({}));
   });
 });

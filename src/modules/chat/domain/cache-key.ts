@@ -3,7 +3,9 @@ import { stringify } from 'safe-stable-stringify';
 import type { ChatRequest } from '../../providers/domain/chat-request';
 
 /**
- * The response cache key (spec 1.7): SHA-256 over the resolved model, the messages, tools,
+ * The response cache key (spec 1.7): SHA-256 over the surface the request came in on (its path:
+ * chat and Anthropic Messages keep their own entries, docs/decisions.md, "One pipeline, wire
+ * codecs at the edge"), the resolved model, the messages, tools,
  * tool_choice and temperature, plus every other field that changes the answer (top_p, the
  * completion cap sent upstream, stop, seed, penalties, response_format, parallel_tool_calls,
  * logprobs, top_logprobs, reasoning_effort). `stream` is left out on purpose: a cached answer is
@@ -11,8 +13,9 @@ import type { ChatRequest } from '../../providers/domain/chat-request';
  * Object keys are serialised in sorted order, so the same request written in another key order
  * (a tool schema's properties, say) finds the same entry.
  */
-export function cacheKey(modelId: string, request: ChatRequest, maxTokens: number): string {
+export function cacheKey(surface: string, modelId: string, request: ChatRequest, maxTokens: number): string {
   const fields = [
+    surface,
     modelId,
     request.messages,
     request.tools ?? null,

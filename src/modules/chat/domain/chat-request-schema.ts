@@ -51,6 +51,12 @@ const FUNCTION_TOOL = {
   },
 } as const;
 
+/** What every completion request's schema says first: its dialect, and the nesting bound the edge enforces. */
+export const REQUEST_SCHEMA_HEADER = {
+  $schema: 'http://json-schema.org/draft-07/schema#',
+  $comment: `Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels, the body being level 1 (counted as the body is read, before it is parsed).`,
+} as const;
+
 /**
  * JSON Schema of the chat request (spec 2.1, 2.2). The gateway validates bodies with it and
  * publishes it in the 402's `extensions.bazaar` and the OpenAPI document, so what we check and what
@@ -61,9 +67,8 @@ const FUNCTION_TOOL = {
  * client gets when the value fits none of its branches.
  */
 export const CHAT_REQUEST_SCHEMA = {
-  $schema: 'http://json-schema.org/draft-07/schema#',
+  ...REQUEST_SCHEMA_HEADER,
   title: 'ChatCompletionRequest',
-  $comment: `Objects and arrays nest at most ${MAX_NESTING_DEPTH} levels, the body being level 1 (counted as the body is read, before it is parsed).`,
   type: 'object',
   required: ['model', 'messages'],
   properties: {

@@ -34,6 +34,19 @@ describe('jsonCodePointLength', () => {
     expect(estimateInputTokens(withTool(schema))).toBeGreaterThan(100_000);
   });
 
+  it("counts a tool call's id and name and the id a tool message answers, which are forwarded as sent", () => {
+    const loop = (name: string, id: string): ChatRequest => ({
+      model: 'auto',
+      messages: [
+        { role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name, arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: id, content: 'ok' },
+      ],
+    });
+    expect(estimateInputTokens(loop('f', 'c'))).toBe(Math.ceil((1 + 1 + 2 + 1 + 2) / 4));
+    expect(estimateInputTokens(loop('f'.repeat(4000), 'c'))).toBe(Math.ceil((1 + 4000 + 2 + 1 + 2) / 4));
+    expect(estimateInputTokens(loop('f', 'c'.repeat(4000)))).toBe(Math.ceil((4000 + 1 + 2 + 4000 + 2) / 4));
+  });
+
   it('leaves the estimate of an ordinary tool as it was', () => {
     const request = withTool({ type: 'object', properties: { city: { type: 'string', description: 'Zürich, 東京 or 🏙' } }, required: ['city'] });
     expect(estimateInputTokens(request)).toBe(Math.ceil((2 + codePointLength(JSON.stringify(request.tools))) / 4));

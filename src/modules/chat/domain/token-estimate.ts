@@ -9,7 +9,9 @@ export const IMAGE_PART_TOKENS = 1600;
 
 /**
  * Input tokens = ceil(C / 4), at least 1, where C counts the code points of all text the request
- * sends upstream (docs/decisions.md, "Requests and the estimate"), plus IMAGE_PART_TOKENS per image part.
+ * sends upstream (docs/decisions.md, "Requests and the estimate"): the messages' text and names,
+ * tool calls' ids, names and arguments, the ids tool messages answer, and the tools as JSON; plus
+ * IMAGE_PART_TOKENS per image part.
  */
 export function estimateInputTokens(request: ChatRequest): number {
   let codePoints = 0;
@@ -24,7 +26,10 @@ export function estimateInputTokens(request: ChatRequest): number {
       }
     }
     if (message.name !== undefined) codePoints += codePointLength(message.name);
-    for (const call of message.tool_calls ?? []) codePoints += codePointLength(call.function.arguments);
+    // A tool call's id and name, and the id a tool message answers, are forwarded as the client
+    // wrote them (unbounded on both surfaces), so they are text the request sends upstream too.
+    if (message.tool_call_id !== undefined) codePoints += codePointLength(message.tool_call_id);
+    for (const call of message.tool_calls ?? []) codePoints += codePointLength(call.id) + codePointLength(call.function.name) + codePointLength(call.function.arguments);
   }
   if (request.tools !== undefined) codePoints += jsonCodePointLength(request.tools);
   return Math.max(1, Math.ceil(codePoints / 4)) + images * IMAGE_PART_TOKENS;

@@ -88,7 +88,7 @@ describe('parseChatRequest: null is unset', () => {
       ...NULL_FIELDS,
       temperature: 0.5,
     });
-    expect(cacheKey('openai/gpt-4o', nulls, 100)).toBe(cacheKey('openai/gpt-4o', plain, 100));
+    expect(cacheKey('/v1/chat/completions', 'openai/gpt-4o', nulls, 100)).toBe(cacheKey('/v1/chat/completions', 'openai/gpt-4o', plain, 100));
     expect(requestFingerprint(nulls)).toBe(requestFingerprint(plain));
   });
 });

@@ -1,7 +1,8 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import Ajv from 'ajv';
 import { fieldError, GatewayError } from '../../../errors/gateway-error';
 import { MAX_MESSAGES, OPTIONAL_PARAMETERS, type ChatMessage, type ChatRequest, type FunctionTool } from '../../providers/domain/chat-request';
 import { CHAT_REQUEST_SCHEMA } from '../domain/chat-request-schema';
+import { firstError, invalidBody } from './body-schema-errors';
 
 /** Optional fields as a body may send them: null means unset (docs/decisions.md, "Null is unset"). */
 type Nullable<T> = { [K in keyof T]?: T[K] | null };
@@ -33,10 +34,15 @@ export function parseChatRequest(body: unknown): ChatRequest {
   }
   const request = withoutNulls(raw);
   request.messages.forEach(checkMessage);
+  requireSomethingSaid(request);
+  return request;
+}
+
+/** A 400 `chat.blank_conversation` unless some message is a turn (saysSomething); any wire format's request, once neutral. */
+export function requireSomethingSaid(request: ChatRequest): void {
   if (!request.messages.some(saysSomething)) {
     throw fieldError('chat.blank_conversation', 'messages', 'the conversation is blank: at least one message must carry text, an image, a tool call or a tool result');
   }
-  return request;
 }
 
 function checkMessage(message: ChatMessage, index: number): void {
@@ -86,42 +92,4 @@ function withoutNullFields(tool: RawTool): FunctionTool {
   if (parameters != null) declared.parameters = parameters;
   if (strict != null) declared.strict = strict;
   return { ...tool, function: declared };
-}
-
-/** A union's own error (with its description) rather than the first of its branches' errors. */
-function firstError(errors: readonly ErrorObject[]): ErrorObject | undefined {
-  return errors.find((error) => error.keyword === 'anyOf') ?? errors[0];
-}
-
-/** The 400 for an Ajv error: `messages[0].role must be one of: system, user, ...`, with `messages[0].role` as its `param`. */
-function invalidBody(error: ErrorObject | undefined): GatewayError {
-  if (!error) return new GatewayError('request.invalid_body', 'invalid request body');
-  const path = error.instancePath
-    .split('/')
-    .slice(1)
-    .map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`))
-    .join('');
-  const subject = path || 'the body';
-  const description = (error.parentSchema as { description?: string } | undefined)?.description;
-  switch (error.keyword) {
-    case 'required': {
-      const field = String(error.params.missingProperty);
-      const param = path ? `${path}.${field}` : field;
-      return fieldError('request.invalid_body', param, `${param} is required`);
-    }
-    case 'type':
-      return atPath(path, `${subject} must be ${String(error.params.type).split(',').join(' or ')}`);
-    case 'enum':
-      return atPath(path, `${subject} ${description ?? `must be one of: ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`}`);
-    case 'const':
-    case 'anyOf':
-      return atPath(path, `${subject} ${description ?? `must be ${JSON.stringify(error.params.allowedValue)}`}`);
-    default:
-      return atPath(path, `${subject} ${error.message ?? 'is invalid'}`);
-  }
-}
-
-/** The body itself at fault (an empty path) names no field. */
-function atPath(path: string, message: string): GatewayError {
-  return path ? fieldError('request.invalid_body', path, message) : new GatewayError('request.invalid_body', message);
 }

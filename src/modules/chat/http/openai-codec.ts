@@ -1,5 +1,7 @@
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import type { ChatRequest } from '../../providers/domain/chat-request';
+import type { WireCodec } from './completion-endpoint';
+import { DATA_FRAMING } from './sse-writer';
 
 /*
  * The OpenAI chat-completions wire format's output, on the controller's side of the completion
@@ -39,3 +41,6 @@ function asShown(chunk: ChatCompletionChunk, showUsage: boolean): ChatCompletion
   const { usage: _usage, ...rest } = chunk;
   return rest;
 }
+
+/** OpenAI's format for the completion endpoint: `data:` events ending with `[DONE]`. */
+export const OPENAI_CODEC: WireCodec = { answer: openAiAnswer, events: openAiChunks, framing: DATA_FRAMING, terminator: '[DONE]' };

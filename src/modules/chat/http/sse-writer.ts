@@ -9,8 +9,14 @@ export function openEventStream(res: Response, status = 200): void {
   res.flushHeaders();
 }
 
-/** The SSE comment written into a silent stream; clients ignore comment lines. */
-const KEEP_ALIVE = ': keep-alive\n\n';
+/** How a wire format writes its events, and what it writes into a silent stream. */
+export interface EventFraming {
+  frame: (event: unknown) => string;
+  keepAlive: string;
+}
+
+/** OpenAI's: each event a `data:` line, and an SSE comment as the keep-alive, which clients ignore. */
+export const DATA_FRAMING: EventFraming = { frame: (event) => `data: ${JSON.stringify(event)}\n\n`, keepAlive: ': keep-alive\n\n' };
 
 /** When an event stream may be cut, and when it is kept alive. */
 export interface EventStreamTimers {
@@ -21,22 +27,23 @@ export interface EventStreamTimers {
 }
 
 /**
- * Writes each item as a `data:` event, waiting for the socket to drain rather than buffering
- * without bound, and a keep-alive comment whenever nothing was written for `keepAliveMs`. Stops
- * when the client is gone (returning ends the event source too).
+ * Writes each item as an event in `framing` (OpenAI's `data:` lines unless told), waiting for the
+ * socket to drain rather than buffering without bound, and the framing's keep-alive whenever
+ * nothing was written for `keepAliveMs`. Stops when the client is gone (returning ends the event
+ * source too).
  */
-export async function writeEvents(res: Response, events: AsyncIterable<unknown>, timers: EventStreamTimers): Promise<void> {
+export async function writeEvents(res: Response, events: AsyncIterable<unknown>, timers: EventStreamTimers, framing: EventFraming = DATA_FRAMING): Promise<void> {
   const deadline = setTimeout(() => res.destroy(), timers.deadlineMs);
   const keepAlive = setTimeout(() => {
     if (res.destroyed || res.writableEnded) return;
-    res.write(KEEP_ALIVE);
+    res.write(framing.keepAlive);
     keepAlive.refresh();
   }, timers.keepAliveMs);
   try {
     for await (const event of events) {
       if (res.destroyed) return;
       keepAlive.refresh();
-      if (!res.write(`data: ${JSON.stringify(event)}\n\n`)) await drainedOrClosed(res);
+      if (!res.write(framing.frame(event))) await drainedOrClosed(res);
     }
   } finally {
     clearTimeout(deadline);
@@ -57,7 +64,7 @@ function drainedOrClosed(res: Response): Promise<void> {
   });
 }
 
-/** The terminator, written only once everything before it succeeded. */
-export function endEventStream(res: Response): void {
-  res.end('data: [DONE]\n\n');
+/** The terminator (`[DONE]` unless told; null: none), written only once everything before it succeeded. */
+export function endEventStream(res: Response, terminator: string | null = '[DONE]'): void {
+  res.end(terminator === null ? undefined : `data: ${terminator}\n\n`);
 }

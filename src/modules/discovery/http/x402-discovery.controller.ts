@@ -2,7 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiAnswer } from '../../../http/openapi/api-answer';
 import { FEE_PERCENT } from '../../billing/domain/chat-cost';
 import { formatUsdc } from '../../billing/domain/atomic-usdc';
-import { CHAT_PATH } from '../../chat/application/completion-outcome';
+import { CHAT_PATH, MESSAGES_PATH } from '../../chat/application/completion-outcome';
+import { ANTHROPIC_REQUEST_SCHEMA, MESSAGES_EXAMPLE } from '../../chat/domain/anthropic-request-schema';
 import { CHAT_DISCOVERY } from '../../chat/domain/chat-discovery';
 import { EscrowDeposits } from '../../payments/application/escrow-deposits';
 import { PaymentChallenges } from '../../payments/application/payment-challenges';
@@ -24,7 +25,7 @@ const TOOL_IO: Readonly<Record<string, { schema: object; example: { input: unkno
  * without reading anything else: the method and path, the schemes, the network, the asset, the
  * recipient, how the price is set (a flat amount, or per token with the fee: the exact amount is
  * the 402's), the input schema with an example, and an output example. The chat entry's input and
- * output are its 402's `extensions.bazaar`. Only what answers is listed: a tool whose upstream is
+ * output are its 402's `extensions.bazaar`; /v1/messages follows it. Only what answers is listed: a tool whose upstream is
  * not configured would answer 503.
  */
 @Controller('.well-known')
@@ -43,16 +44,19 @@ export class X402DiscoveryController {
     const escrow = this.deposits.terms;
     const exact = { scheme: 'exact', network, asset, payTo };
     const tools = await this.registry.list({});
+    // Both completion surfaces take the same payments at the same per-token price.
+    const completion = (resource: string, schema: object, example: { input: unknown; output: unknown }) => ({
+      resource,
+      method: 'POST',
+      type: 'http',
+      accepts: [exact, ...(escrow ? [{ scheme: 'escrow', network, asset, payTo: escrow.provider, escrowProgramId: escrow.programId }] : [])],
+      price: { kind: 'per-token', currency: 'USDC', feePercent: FEE_PERCENT, rates: '/v1/models', note: 'the exact amount is in the 402 quote of each request; zero-priced models are free' },
+      input: { bodyType: 'json', schema, example: example.input },
+      output: { example: example.output },
+    });
     const resources = [
-      {
-        resource: CHAT_PATH,
-        method: 'POST',
-        type: 'http',
-        accepts: [exact, ...(escrow ? [{ scheme: 'escrow', network, asset, payTo: escrow.provider, escrowProgramId: escrow.programId }] : [])],
-        price: { kind: 'per-token', currency: 'USDC', feePercent: FEE_PERCENT, rates: '/v1/models', note: 'the exact amount is in the 402 quote of each request; zero-priced models are free' },
-        input: { bodyType: 'json', schema: CHAT_DISCOVERY.bazaar.schema.properties.input.properties.body, example: CHAT_DISCOVERY.bazaar.info.input.body },
-        output: { example: CHAT_DISCOVERY.bazaar.info.output.example },
-      },
+      completion(CHAT_PATH, CHAT_DISCOVERY.bazaar.schema.properties.input.properties.body, { input: CHAT_DISCOVERY.bazaar.info.input.body, output: CHAT_DISCOVERY.bazaar.info.output.example }),
+      completion(MESSAGES_PATH, ANTHROPIC_REQUEST_SCHEMA, MESSAGES_EXAMPLE),
       ...tools.flatMap((entry) => this.toolResource(entry, exact)),
     ];
     return { x402Version: 2, resources };

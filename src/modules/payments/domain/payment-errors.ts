@@ -13,7 +13,7 @@ export class PaymentReplayed extends GatewayError {
 
 /** The refusals of a payment (spec 7), each with the spec's wording where it has one. */
 export const paymentErrors = {
-  budgetedPayer: (payer: string) => new GatewayError('budget.payer_budgeted', `payer wallet ${payer} is under a per-tenant budget; budgeted wallets pay through /v1/chat/completions`),
+  budgetedPayer: (payer: string) => new GatewayError('budget.payer_budgeted', `payer wallet ${payer} is under a per-tenant budget; budgeted wallets pay through /v1/chat/completions or /v1/messages`),
   tooLarge: (limit: number) => new GatewayError('payment.header_too_large', `PAYMENT-SIGNATURE exceeds ${limit / 1024} KB`),
   malformed: (detail: string) => new GatewayError('payment.malformed', `malformed PAYMENT-SIGNATURE header: ${detail}`),
   resource: (path: string) => new GatewayError('payment.resource_mismatch', `payment resource does not match this endpoint; use the resource advertised in the 402 (POST ${path})`),

@@ -28,3 +28,19 @@ export function catalogEntry(catalog: Catalog, name: string): CatalogModel {
 function modelNotFound(name: string): GatewayError {
   return new GatewayError('chat.model_not_found', `model not found: ${name.length > 200 ? `${name.slice(0, 200)}...` : name}`);
 }
+
+/** Anthropic's date suffix on a model id: `claude-sonnet-4-20250514`. */
+const DATE_SUFFIX = /-\d{8}$/;
+
+/**
+ * The catalog id a bare Anthropic model id names (`claude-haiku-4-5`, `claude-sonnet-4-20250514`),
+ * as coding agents on the Anthropic Messages surface send them (docs/decisions.md, "Bare Anthropic
+ * model ids"): the Anthropic entry whose id, or whose upstream model, is that name with or without
+ * its date suffix. Any other name, a catalog name included, is returned as it is.
+ */
+export function catalogNameOfBareAnthropicId(catalog: Catalog, name: string): string {
+  if (name.includes('/') || catalog.model(name) || catalog.alias(name) || catalog.profile(name)) return name;
+  const names = [name, name.replace(DATE_SUFFIX, '')];
+  const named = (model: CatalogModel): boolean => model.provider === 'anthropic' && names.some((bare) => model.id === `anthropic/${bare}` || model.upstreamModel === bare);
+  return catalog.models.find(named)?.id ?? name;
+}

@@ -1,0 +1,39 @@
+import { messageText, type ChatRequest } from '../../providers/domain/chat-request';
+
+/**
+ * Every text of `request` the model reads, for the prompt guard (docs/decisions.md, "Prompt
+ * guard"): each message's text, each tool call's arguments and each tool's description. Arguments
+ * are inspected as their keys and string values, one per line, not as JSON, so the JSON's own
+ * quotation marks cannot pass an attack off as a quotation asked about; arguments that are not
+ * JSON are inspected as sent.
+ */
+export function guardedTexts(request: ChatRequest): string[] {
+  const texts = request.messages.map(messageText);
+  for (const message of request.messages) for (const call of message.tool_calls ?? []) texts.push(argumentTexts(call.function.arguments));
+  for (const tool of request.tools ?? []) if (tool.function.description !== undefined) texts.push(tool.function.description);
+  return texts;
+}
+
+/** The keys and string values of a JSON text, one per line, walked with a stack (no recursion); the text itself when it is not JSON. */
+function argumentTexts(text: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  const strings: string[] = [];
+  const pending: unknown[] = [parsed];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') strings.push(item);
+    else if (Array.isArray(item)) for (const element of item) pending.push(element);
+    else if (typeof item === 'object' && item !== null) {
+      for (const [key, value] of Object.entries(item)) {
+        strings.push(key);
+        pending.push(value);
+      }
+    }
+  }
+  return strings.join('\n');
+}
