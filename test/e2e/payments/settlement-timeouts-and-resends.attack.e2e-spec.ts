@@ -79,7 +79,14 @@ describe('settlement attacks: free service, double charge, reuse, exhaustion', (
     const url = new URL(`${gateway.url}${CHAT_PATH}`);
     const outcome = await new Promise<{ text: string; ended: 'end' | 'error' }>((resolve, reject) => {
       const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'payment-signature': payment } }, (res) => {
-        if (res.statusCode !== 200) return reject(new Error(`status ${res.statusCode}`));
+        if (res.statusCode !== 200) {
+          // The refusal's body names which one it was (a 402 has several causes).
+          let refusal = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (refusal += chunk));
+          res.on('end', () => reject(new Error(`status ${res.statusCode}: ${refusal}`)));
+          return;
+        }
         res.pause(); // the reader stalls
         let text = '';
         res.setEncoding('utf8');
