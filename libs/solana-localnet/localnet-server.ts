@@ -85,6 +85,10 @@ async function listenPortPair(rpcServer: Server, wsServer: Server, host: string,
 /** Serves JSON-RPC over HTTP POST (single and batch) and the subscriptions over a websocket. */
 export async function startRpcServers(options: RpcServerOptions): Promise<RpcEndpoints> {
   const rpcServer = createServer(serveHttp(options.handle));
+  // Idle keep-alive connections are closed by their clients only. With Node's 5 s server timeout, a
+  // client that reused a connection just as the server dropped it (timers late on a loaded machine)
+  // got "other side closed", which a gateway reads as an unreachable RPC (402 payment.chain_unreachable).
+  rpcServer.keepAliveTimeout = 0;
   const wsServer = createServer((_req, res) => reply(res, 426, 'text/plain', 'Upgrade Required'));
   const sockets = new WebSocketServer({ server: wsServer });
   // ws re-emits its HTTP server's errors here; a port already taken is handled by listenPortPair,

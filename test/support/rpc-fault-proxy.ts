@@ -202,6 +202,10 @@ export async function startRpcFaultProxy(targetUrl: string): Promise<RpcFaultPro
     req.on('error', () => res.destroy());
     req.on('end', () => handle({ req, res, body: Buffer.concat(chunks) }));
   });
+  // As the local chain's server (libs/solana-localnet/localnet-server.ts): idle connections are left
+  // to their clients to close, so none is dropped under a gateway reusing it (a 402
+  // payment.chain_unreachable under load); close() destroys whatever is still open.
+  server.keepAliveTimeout = 0;
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
