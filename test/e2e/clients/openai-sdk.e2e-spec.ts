@@ -1,18 +1,13 @@
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm';
 import OpenAI, { BadRequestError, NotFoundError } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { Keypair } from '@solana/web3.js';
-import bs58 from 'bs58';
 import { SOLANA_MAINNET_NETWORK } from '../../../src/config/load-config';
 import type { RunningGateway } from '../../../src/gateway';
 import { freeChatWorld } from '../../support/free-chat-world';
 import { OpenAiConformance } from '../../support/openai-schemas';
 import { PAID_MODEL, startPaidGateway, startPaidWorld, type PaidWorld, chatBody, quote } from '../../support/paid-gateway';
+import { exampleText, README, runPayingExample } from '../../support/paying-example';
 import { pgliteStorage } from '../../support/storage-env';
 
 const coreClient = require('@x402/core/client') as typeof import('@x402/core/dist/cjs/client');
@@ -181,8 +176,7 @@ describe('the unmodified openai SDK on the paid path, paying through @x402/fetch
   });
 });
 
-const ROOT = join(__dirname, '..', '..', '..');
-const EXAMPLE = join(ROOT, 'examples', 'openai-sdk-paying.mjs');
+const EXAMPLE = 'openai-sdk-paying.mjs';
 
 describe("the README's example: the openai SDK paying with @x402/fetch", () => {
   let world: PaidWorld;
@@ -198,29 +192,14 @@ describe("the README's example: the openai SDK paying with @x402/fetch", () => {
   });
 
   it('is in the README as it is in examples/', () => {
-    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain(`\`\`\`js\n${readFileSync(EXAMPLE, 'utf8')}\`\`\`\n`);
+    expect(README).toContain(`\`\`\`js\n${exampleText(EXAMPLE)}\`\`\`\n`);
   });
 
   it('run as a newcomer runs it, pays the quote from a wallet with no SOL and prints the answer', async () => {
-    const wallet = Keypair.generate();
-    world.localnet.fundUsdc(wallet.publicKey, 1_000_000n);
     const { amount } = await quote(gateway, chatBody());
-    const before = world.localnet.usdcBalance(world.recipient.publicKey);
 
-    const { stdout } = await promisify(execFile)(process.execPath, [EXAMPLE], {
-      cwd: ROOT,
-      timeout: 30_000,
-      env: {
-        PATH: process.env.PATH,
-        GATEWAY_URL: gateway.url,
-        GW_SOLANA_RPC_URL: world.localnet.url,
-        GW_USDC_MINT: world.mint.toBase58(),
-        PAYER_SECRET_KEY: bs58.encode(wallet.secretKey),
-      },
-    });
+    const run = await runPayingExample(world, gateway, EXAMPLE);
 
-    expect(stdout).toBe('fake openai reply to: Say hello\n');
-    expect(world.localnet.usdcBalance(world.recipient.publicKey) - before).toBe(amount);
-    expect(world.localnet.usdcBalance(wallet.publicKey)).toBe(1_000_000n - amount);
+    expect(run).toEqual({ stdout: 'fake openai reply to: Say hello\n', received: amount, spent: amount });
   });
 });

@@ -6,6 +6,7 @@ import type { RunningGateway } from '../../../src/gateway';
 import { anthropicClient } from '../../support/anthropic-client';
 import { chatBody, PAID_MODEL, quote, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { postJson, routeQuote } from '../../support/paid-tools';
+import { README, runPayingExample } from '../../support/paying-example';
 import { pgliteStorage } from '../../support/storage-env';
 
 const coreClient = require('@x402/core/client') as typeof import('@x402/core/dist/cjs/client');
@@ -106,5 +107,15 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, paid path, paying th
     expect(message.content).toEqual([{ type: 'text', text }]);
     expect(world.upstreams.openai.requests).toHaveLength(upstream + 1);
     expect(world.localnet.usdcBalance(world.recipient.publicKey) - before).toBe(amount);
+  });
+
+  it("runs examples/anthropic-sdk-paying.mjs, which the README's Anthropic note names, as a newcomer runs it: a bare Anthropic id, paid from a wallet with no SOL", async () => {
+    const example = 'anthropic-sdk-paying.mjs';
+    const amount = BigInt((await routeQuote(gateway, MESSAGES_PATH, messagesBody({ model: 'claude-haiku-4-5' }))).accepts[0].amount);
+
+    const run = await runPayingExample(world, gateway, example);
+
+    expect(README).toContain(`\`examples/${example}\``);
+    expect(run).toEqual({ stdout: 'fake anthropic reply to: Say hello\n', received: amount, spent: amount });
   });
 });
