@@ -40,6 +40,8 @@ const SWEEP_RATES = quick ? [scaled(100), scaled(400), scaled(1000)] : [25, 50, 
 const sweepStepMs = (rate: number): number => (quick ? 500 : Math.max(4_000, Math.ceil((300 / rate) * 1000)));
 /** Redis database of the sweep's gateways, emptied before each: the test suites use 0, 7, 8 and 12. */
 const SWEEP_REDIS_DB = 14;
+/** The free path on /v1/messages, whose overhead is compared with chat's free path in the same run. */
+const MESSAGES_FREE = 'gateway, free path, /v1/messages';
 
 interface Row {
   scenario: string;
@@ -94,6 +96,9 @@ async function main(): Promise<void> {
     const messages = [{ role: 'user', content: 'Benchmark prompt: say hello.' }];
     const direct = { origin: fakeUrl, path: '/v1/chat/completions', body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages }), headers: { authorization: 'Bearer bench' } };
     const free = { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages }) };
+    // The same model and prompt on the Anthropic Messages surface, translated to the same OpenAI-format
+    // fake: what the codec costs beside chat's. Messages requires max_tokens, which chat's body leaves out.
+    const freeMessages = { ...free, path: '/v1/messages', body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', max_tokens: 1024, messages }) };
     const viaPortkey = {
       origin: `http://127.0.0.1:${portkeyPort}`,
       path: '/v1/chat/completions',
@@ -104,11 +109,12 @@ async function main(): Promise<void> {
     const quoteSpec = { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify(paidBody) };
 
     // Warm-up: JIT and keep-alive pools of every path measured.
-    for (const spec of [direct, free, viaPortkey, quoteSpec]) await runOpenLoop({ ...spec, rate: 300, durationMs: WARM_UP_MS });
+    for (const spec of [direct, free, freeMessages, viaPortkey, quoteSpec]) await runOpenLoop({ ...spec, rate: 300, durationMs: WARM_UP_MS });
 
     for (const rate of OVERHEAD_RATES) {
       await measure('fake provider directly (control)', { ...direct, rate });
       await measure('gateway, free path', { ...free, rate });
+      await measure(MESSAGES_FREE, { ...freeMessages, rate });
       await measure('Portkey gateway', { ...viaPortkey, rate });
     }
     for (const rate of quick ? [500] : [1000, 2500, 3000]) await measure('gateway, 402 quote', { ...quoteSpec, rate, expectStatus: 402 });
@@ -188,6 +194,7 @@ function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number
     const control = find('fake provider directly (control)', rate).latency;
     const ours = find('gateway, free path', rate).latency;
     const peer = find('Portkey gateway', rate).latency;
+    const messages = find(MESSAGES_FREE, rate).latency;
     const over = (p: Percentiles, k: keyof Percentiles): number => Math.max(0, p[k] - control[k]);
     return {
       'rate/s': rate,
@@ -197,9 +204,13 @@ function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number
       'Portkey p99 ms': ms(over(peer, 'p99')),
       'ratio p50 (ours/Portkey)': (over(ours, 'p50') / over(peer, 'p50')).toFixed(2),
       'ratio p99 (ours/Portkey)': (over(ours, 'p99') / over(peer, 'p99')).toFixed(2),
+      'messages p50 ms': ms(over(messages, 'p50')),
+      'messages p99 ms': ms(over(messages, 'p99')),
+      'ratio p50 (messages/chat)': (over(messages, 'p50') / over(ours, 'p50')).toFixed(2),
+      'ratio p99 (messages/chat)': (over(messages, 'p99') / over(ours, 'p99')).toFixed(2),
     };
   });
-  console.log('\ngateway overhead = latency through the gateway minus latency of the fake called directly, per percentile');
+  console.log('\ngateway overhead = latency through the gateway minus latency of the fake called directly, per percentile; /v1/messages against chat: at most 1.10');
   console.table(overheads);
   console.log(`\npeak RSS: gateway ${extra.gatewayRssMb?.toFixed(0)} MB, Portkey ${extra.portkeyRssMb?.toFixed(0)} MB`);
   console.log(

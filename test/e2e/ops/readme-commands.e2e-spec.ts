@@ -119,6 +119,7 @@ describe('the README commands', () => {
     for (const scenario of [
       'fake provider directly (control)',
       'gateway, free path',
+      'gateway, free path, /v1/messages',
       'Portkey gateway',
       'gateway, 402 quote',
       'gateway, free path, streamed',
@@ -128,6 +129,7 @@ describe('the README commands', () => {
       expect(run.stdout).toContain(scenario);
     }
     expect(run.stdout).toContain('ratio p99 (ours/Portkey)');
+    expect(run.stdout).toContain('ratio p99 (messages/chat)');
     expect(run.stdout).toMatch(/peak RSS: gateway \d+ MB, Portkey \d+ MB/);
   }, 180_000);
 });
