@@ -433,6 +433,9 @@ describe('escrow on /v1/messages', () => {
     const receipt = await pollUntil(
       async () => (await (await fetch(`${gateway.url}${receiptPath}`)).json()) as EscrowReceiptBody & { endpoint: string },
       (r) => r.status === 'settled',
+      // Once a second: receipts allow a client 20 reads a minute, and the claim is due seconds after the answer.
+      20_000,
+      1_000,
     );
     expect(receipt).toMatchObject({ scheme: 'escrow', endpoint: '/v1/messages' });
     expect(BigInt(receipt.amount_charged_atomic)).toBeLessThanOrEqual(amount);
