@@ -1,10 +1,9 @@
 import { once } from 'node:events';
-import { connect } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Keypair, LAMPORTS_PER_SOL, SystemProgram, Transaction } from '@solana/web3.js';
 import bs58 from 'bs58';
 import WebSocket from 'ws';
 import { MAINNET_USDC_MINT, startLocalnet, type Localnet } from './index';
+import { answersAfterIdle } from './testing/keep-alive-reuse';
 
 interface RpcReply {
   jsonrpc: string;
@@ -84,29 +83,7 @@ describe('the localnet JSON-RPC wire', () => {
 
   it("leaves an idle keep-alive connection to its client: reused after longer than Node's 5 s server timeout, it is answered", async () => {
     // A connection the server dropped just as a client reused it failed that call ("other side closed").
-    const { hostname, port } = new URL(localnet.url);
-    const socket = connect(Number(port), hostname);
-    await once(socket, 'connect');
-    let received = '';
-    let closed = false;
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => (received += chunk));
-    socket.on('close', () => (closed = true));
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' });
-    const answered = async (count: number): Promise<void> => {
-      for (let waited = 0; received.split('HTTP/1.1 200').length - 1 < count; waited += 20) {
-        if (closed || waited > 5_000) throw new Error(`answer ${count} did not come; received: ${received}`);
-        await sleep(20);
-      }
-    };
-    const send = (): boolean => socket.write(`POST / HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
-    send();
-    await answered(1);
-    await sleep(6_000);
-    expect(closed).toBe(false);
-    send();
-    await answered(2);
-    socket.destroy();
+    await answersAfterIdle(localnet.url, 6_000);
   }, 20_000);
 
   describe('websocket subscriptions', () => {
