@@ -36,7 +36,7 @@ export class CompletionPipeline {
 
   async handle(sent: ChatRequest, caller: CompletionCaller): Promise<CompletionOutcome> {
     // Renamed before anything reads the name, so the request is priced, cached and routed as its catalog id would be.
-    const request = caller.surface.bareAnthropicIds ? this.planner.withBareAnthropicId(sent) : sent;
+    const request = this.named(sent, caller);
     const charge = this.planner.charge(request);
     const freeWindow = charge === 'free' ? await this.freeTier.admit(caller.clientAddress, caller.bodyBytes) : null;
     const attempt = charge !== 'free' ? await this.admission.admit(caller.paymentHeader, caller.clientAddress, caller.bodyBytes) : null;
@@ -58,10 +58,15 @@ export class CompletionPipeline {
    * name that names nothing is refused as on the answer (docs/decisions.md, "The Anthropic Messages codec").
    */
   async countTokens(sent: ChatRequest, caller: CompletionCaller): Promise<number> {
-    const request = caller.surface.bareAnthropicIds ? this.planner.withBareAnthropicId(sent) : sent;
+    const request = this.named(sent, caller);
     this.planner.charge(request);
     await this.admission.admit(undefined, caller.clientAddress, caller.bodyBytes);
     return estimateInputTokens(request);
+  }
+
+  /** The request as its surface names models: on Anthropic Messages a bare Anthropic id becomes the catalog id it names. */
+  private named(sent: ChatRequest, caller: CompletionCaller): ChatRequest {
+    return caller.surface.bareAnthropicIds ? this.planner.withBareAnthropicId(sent) : sent;
   }
 
   private inspect(plan: ChatPlan): void {

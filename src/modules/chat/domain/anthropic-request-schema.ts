@@ -1,5 +1,5 @@
 import { MAX_MESSAGES } from '../../providers/domain/chat-request';
-import { REQUEST_SCHEMA_HEADER } from './chat-request-schema';
+import { REQUEST_SCHEMA_HEADER, TEXT_PART } from './chat-request-schema';
 
 /** A block's `type` chooses its schema; an unknown type names the ones accepted. */
 function blockUnion(blocks: Record<string, object>, where: string): object {
@@ -8,8 +8,6 @@ function blockUnion(blocks: Record<string, object>, where: string): object {
   for (const name of names.reverse()) schema = { if: { properties: { type: { const: name } } }, then: blocks[name], else: schema };
   return { type: 'object', required: ['type'], ...schema };
 }
-
-const TEXT_BLOCK = { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } } as const;
 
 const IMAGE_BLOCK = {
   type: 'object',
@@ -41,7 +39,7 @@ const TOOL_RESULT_BLOCK = {
   properties: {
     type: { const: 'tool_result' },
     tool_use_id: { type: 'string', minLength: 1 },
-    content: { type: ['string', 'array', 'null'], items: blockUnion({ text: TEXT_BLOCK, image: IMAGE_BLOCK }, 'in a tool_result') },
+    content: { type: ['string', 'array', 'null'], items: blockUnion({ text: TEXT_PART, image: IMAGE_BLOCK }, 'in a tool_result') },
     is_error: { type: ['boolean', 'null'] },
   },
 } as const;
@@ -50,7 +48,7 @@ const THINKING_BLOCK = { type: 'object', required: ['type', 'thinking'], propert
 const REDACTED_THINKING_BLOCK = { type: 'object', required: ['type', 'data'], properties: { type: { const: 'redacted_thinking' }, data: { type: 'string' } } } as const;
 
 const CONTENT_BLOCK = blockUnion(
-  { text: TEXT_BLOCK, image: IMAGE_BLOCK, tool_use: TOOL_USE_BLOCK, tool_result: TOOL_RESULT_BLOCK, thinking: THINKING_BLOCK, redacted_thinking: REDACTED_THINKING_BLOCK },
+  { text: TEXT_PART, image: IMAGE_BLOCK, tool_use: TOOL_USE_BLOCK, tool_result: TOOL_RESULT_BLOCK, thinking: THINKING_BLOCK, redacted_thinking: REDACTED_THINKING_BLOCK },
   'in a message',
 );
 
@@ -92,7 +90,7 @@ export const ANTHROPIC_REQUEST_SCHEMA = {
         },
       },
     },
-    system: { type: ['string', 'array', 'null'], items: TEXT_BLOCK },
+    system: { type: ['string', 'array', 'null'], items: TEXT_PART },
     stop_sequences: { type: ['array', 'null'], items: { type: 'string' }, maxItems: 4 },
     temperature: { type: ['number', 'null'], minimum: 0, maximum: 1 },
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },

@@ -1,6 +1,7 @@
 import { CHAT_ROLES, MAX_MESSAGES, MAX_NESTING_DEPTH, REASONING_EFFORTS, SERVICE_TIERS } from '../../providers/domain/chat-request';
 
-const TEXT_PART = {
+/** A text part: OpenAI's content part and Anthropic's text block have the same shape. */
+export const TEXT_PART = {
   type: 'object',
   required: ['type', 'text'],
   properties: { type: { const: 'text' }, text: { type: 'string' } },
