@@ -200,3 +200,54 @@ describe('Anthropic fake, faults', () => {
     expect(events.filter((event) => event.type === 'content_block_delta').map((event) => event.delta)).toEqual([{ type: 'input_json_delta', partial_json: '' }]);
   });
 });
+
+describe('Anthropic fake, thinking and what the real API refuses', () => {
+  const thinking = { type: 'enabled' as const, budget_tokens: 1024 };
+
+  it('thinks first when asked: a signed thinking block, streamed as thinking_delta then signature_delta', async () => {
+    const message = await client.messages.create({ ...request, max_tokens: 2048, thinking });
+    expect(message.content[0]).toEqual({ type: 'thinking', thinking: 'fake thinking about: hello there', signature: expect.any(String) });
+
+    const streamed = await client.messages.stream({ ...request, max_tokens: 2048, thinking }).finalMessage();
+    expect(streamed.content).toEqual(message.content);
+  });
+
+  it('takes its own thinking back unchanged, and refuses it changed', async () => {
+    const first = await client.messages.create({ ...request, max_tokens: 2048, thinking });
+    const back = (content: typeof first.content): MessageCreateParamsNonStreaming => ({
+      ...request,
+      max_tokens: 2048,
+      thinking,
+      messages: [...request.messages, { role: 'assistant', content }, { role: 'user', content: 'go on' }],
+    });
+
+    await expect(client.messages.create(back(first.content))).resolves.toMatchObject({ type: 'message' });
+    const forged = first.content.map((block) => (block.type === 'thinking' ? { ...block, thinking: 'something else' } : block));
+    await expect(client.messages.create(back(forged))).rejects.toMatchObject({ status: 400 });
+  });
+
+  it.each<[string, Partial<MessageCreateParamsNonStreaming>]>([
+    ['an extra field', { invented: 1 } as Partial<MessageCreateParamsNonStreaming>],
+    ['an empty text block', { messages: [{ role: 'user', content: [{ type: 'text', text: '' }] }] }],
+    ['a budget below 1,024', { max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 500 } }],
+    ['a budget not below max_tokens', { max_tokens: 1024, thinking }],
+    ['a temperature while thinking', { max_tokens: 2048, thinking, temperature: 0.5 }],
+    ['top_k while thinking', { max_tokens: 2048, thinking, top_k: 5 }],
+    ['a forced tool while thinking', { max_tokens: 2048, thinking, tools: [{ name: 'w', input_schema: { type: 'object' } }], tool_choice: { type: 'any' } }],
+    ['five cache_control breakpoints', { system: Array.from({ length: 5 }, () => ({ type: 'text' as const, text: 'x', cache_control: { type: 'ephemeral' as const } })) }],
+    [
+      'a tool loop while thinking whose assistant turn does not start with its thinking',
+      {
+        max_tokens: 2048,
+        thinking,
+        messages: [
+          { role: 'user', content: 'weather?' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'w', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }] },
+        ],
+      },
+    ],
+  ])('refuses %s with 400', async (_name, change) => {
+    await expect(client.messages.create({ ...request, ...change })).rejects.toMatchObject({ status: 400 });
+  });
+});

@@ -9,6 +9,7 @@ import type {
   StopReason,
   Usage,
 } from '@anthropic-ai/sdk/resources/messages';
+import { anthropicRefusal, redactedData, thinkingSignature } from './anthropic-fake-checks';
 import type { FinishReason } from './behaviour';
 import { isRecord, textsOf, type Completion } from './completion';
 import { startFake, type Fake, type FakeOptions } from './fake-server';
@@ -75,10 +76,13 @@ function parse(request: FakeRequest): ChatRequest | Refusal {
   // The real API refuses a conversation of system text alone.
   if (body.messages.length === 0) return { status: 400, message: 'messages: at least one message is required' };
   const messages = body.messages.filter(isRecord);
+  const refused = anthropicRefusal(body, messages);
+  if (refused) return { status: 400, message: refused };
   return {
     model: body.model,
     stream: body.stream === true,
     usageWanted: true,
+    thinkingWanted: isRecord(body.thinking) && body.thinking.type === 'enabled',
     promptTexts: [...textsOf(body.system), ...messages.flatMap((entry) => textsOf(entry.content))],
     lastUserText: textsOf(messages.filter((entry) => entry.role === 'user').at(-1)?.content).join(' '),
   };
@@ -98,17 +102,29 @@ function message(completion: Completion, started: boolean): MaybeMetered<Message
     role: 'assistant',
     model: completion.model,
     content: started ? [] : contentBlocks(completion),
-    stop_reason: started ? null : STOP_REASONS[completion.finishReason],
+    stop_reason: started ? null : stopReason(completion),
     stop_sequence: null,
     // Like the real API, message_start counts one output token already.
     ...(metered && { usage: usage(metered.promptTokens, started ? 1 : metered.completionTokens) }),
   };
 }
 
-/** A text block when there is text (or nothing else), then one tool_use block per call. */
+function stopReason(completion: Completion): StopReason {
+  return completion.pauseTurn ? 'pause_turn' : STOP_REASONS[completion.finishReason];
+}
+
+/** The thinking blocks a reply that thinks starts with: redacted first when asked, then the thinking, signed. */
+function thinkingBlocks(completion: Completion): ContentBlock[] {
+  const { thinking } = completion;
+  if (!thinking) return [];
+  const redacted: ContentBlock[] = completion.redactedThinking ? [{ type: 'redacted_thinking', data: redactedData(completion.id) }] : [];
+  return [...redacted, { type: 'thinking', thinking: thinking.text, signature: thinkingSignature(thinking.text) }];
+}
+
+/** The thinking blocks, a text block when there is text (or nothing else), then one tool_use block per call. */
 function contentBlocks(completion: Completion): ContentBlock[] {
   const text: ContentBlock[] = hasTextBlock(completion) ? [{ type: 'text', text: completion.text, citations: null }] : [];
-  return [...text, ...completion.toolCalls.map((call): ContentBlock => ({ type: 'tool_use', id: `toolu_${call.id}`, name: call.name, input: call.arguments }))];
+  return [...thinkingBlocks(completion), ...text, ...completion.toolCalls.map((call): ContentBlock => ({ type: 'tool_use', id: `toolu_${call.id}`, name: call.name, input: call.arguments }))];
 }
 
 function hasTextBlock(completion: Completion): boolean {
@@ -128,7 +144,8 @@ function usage(inputTokens: number, outputTokens: number): Usage {
 }
 
 /**
- * message_start, then per block content_block_start, its deltas and content_block_stop (with a ping
+ * message_start, then per block content_block_start, its deltas (a thinking block's words, then its
+ * signature) and content_block_stop (with a ping
  * after the first start, as the real API sends it), message_delta, message_stop.
  */
 function events(completion: Completion): SseEvent[] {
@@ -138,10 +155,18 @@ function events(completion: Completion): SseEvent[] {
     ...deltas.map((delta) => event({ type: 'content_block_delta', index, delta })),
     event({ type: 'content_block_stop', index }),
   ];
+  const thinking = thinkingBlocks(completion).map((start, index) =>
+    start.type === 'thinking'
+      ? block(index, { ...start, thinking: '', signature: '' }, [
+          ...(completion.thinking?.pieces ?? []).map((text) => ({ type: 'thinking_delta' as const, thinking: text })),
+          { type: 'signature_delta', signature: start.signature },
+        ])
+      : block(index, start, []),
+  );
   const textBlocks = hasTextBlock(completion)
     ? [
         block(
-          0,
+          thinking.length,
           { type: 'text', text: '', citations: null },
           completion.textPieces.map((text) => ({ type: 'text_delta', text })),
         ),
@@ -149,16 +174,16 @@ function events(completion: Completion): SseEvent[] {
     : [];
   const toolBlocks = completion.toolCalls.map((call, position) =>
     block(
-      textBlocks.length + position,
+      thinking.length + textBlocks.length + position,
       { type: 'tool_use', id: `toolu_${call.id}`, name: call.name, input: {} },
       argumentDeltas(call.argumentsJson, call.argumentFragments).map((partial_json) => ({ type: 'input_json_delta', partial_json })),
     ),
   );
-  const [[firstStart, ...firstRest], ...otherBlocks] = [...textBlocks, ...toolBlocks];
+  const [[firstStart, ...firstRest], ...otherBlocks] = [...thinking, ...textBlocks, ...toolBlocks];
   const { usage: metered } = completion;
   const messageDelta: StreamEvent = {
     type: 'message_delta',
-    delta: { stop_reason: STOP_REASONS[completion.finishReason], stop_sequence: null },
+    delta: { stop_reason: stopReason(completion), stop_sequence: null },
     ...(metered && { usage: deltaUsage(metered.promptTokens, metered.completionTokens) }),
   };
   return [

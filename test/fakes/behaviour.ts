@@ -21,6 +21,12 @@ export interface ReplyShape {
   chunkDelayMs?: number;
   /** OpenAI's wire only: a JSON reply without `message.refusal` and `logprobs`, as some OpenAI-compatible servers send. */
   bare?: boolean;
+  /** Anthropic's wire only, when the request enables thinking: the thinking text (default `fake thinking about: <last user text>`). */
+  thinking?: string;
+  /** Anthropic's wire only, when the request enables thinking: a redacted_thinking block before the thinking. */
+  redactedThinking?: boolean;
+  /** Anthropic's wire only: the turn stops with `pause_turn` (a server tool's long turn paused). */
+  pauseTurn?: boolean;
 }
 
 /**

@@ -24,6 +24,10 @@ export interface Completion {
   logprobs: boolean;
   /** Leave out what only OpenAI itself always sends (ReplyShape.bare). */
   bare: boolean;
+  /** The thinking the reply starts with, when the request asked for it (Anthropic's wire only), split as a stream sends it. */
+  thinking?: { text: string; pieces: string[] };
+  redactedThinking: boolean;
+  pauseTurn: boolean;
 }
 
 const ECHOED_USER_TEXT_LENGTH = 40;
@@ -36,21 +40,31 @@ export function buildCompletion(provider: string, sequence: number, request: Cha
     return { ...call, id: `${id}_${index}`, argumentsJson, argumentFragments: argumentsJson.match(/.{1,8}/gs) ?? [] };
   });
   const text = shape.text ?? (toolCalls.length > 0 ? '' : `fake ${provider} reply to: ${request.lastUserText.slice(0, ECHOED_USER_TEXT_LENGTH)}`);
+  const thinking = request.thinkingWanted ? (shape.thinking ?? `fake thinking about: ${request.lastUserText.slice(0, ECHOED_USER_TEXT_LENGTH)}`) : undefined;
   const promptCharacters = request.promptTexts.reduce((sum, part) => sum + part.length, 0);
   // Split on single white-space characters: `\S+` over a long run can overflow V8's backtracking stack once it compiles patterns unoptimized (docs/decisions.md, "Bounded runs in text scans").
-  const completionTokens = text.split(/\s/).filter((word) => word !== '').length + toolCalls.reduce((sum, call) => sum + Math.ceil(call.argumentsJson.length / 4), 0);
+  const words = (said: string): number => said.split(/\s/).filter((word) => word !== '').length;
+  const completionTokens = words(text) + words(thinking ?? '') + toolCalls.reduce((sum, call) => sum + Math.ceil(call.argumentsJson.length / 4), 0);
   return {
     id,
     model: request.model,
     created: Math.floor(Date.now() / 1000),
     text,
-    textPieces: text.split(/(?<=\s)(?=\S)/).filter((piece) => piece !== ''),
+    textPieces: pieces(text),
     toolCalls,
     finishReason: shape.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
     usage: shape.usage === false || !request.usageWanted ? undefined : { promptTokens: Math.ceil(promptCharacters / 4), completionTokens },
     logprobs: request.logprobsWanted === true,
     bare: shape.bare === true,
+    thinking: thinking === undefined ? undefined : { text: thinking, pieces: pieces(thinking) },
+    redactedThinking: request.thinkingWanted === true && shape.redactedThinking === true,
+    pauseTurn: shape.pauseTurn === true,
   };
+}
+
+/** One word, with its trailing whitespace, per piece. */
+function pieces(text: string): string[] {
+  return text.split(/(?<=\s)(?=\S)/).filter((piece) => piece !== '');
 }
 
 /** The texts inside message content in any of the three formats: strings, `{text}` parts, nested `content`. */

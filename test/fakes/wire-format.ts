@@ -21,6 +21,8 @@ export interface ChatRequest {
   lastUserText: string;
   /** OpenAI's `logprobs: true`: each content piece comes with its log probability. */
   logprobsWanted?: boolean;
+  /** Anthropic's `thinking: {type: "enabled"}`: the reply thinks first. */
+  thinkingWanted?: boolean;
 }
 
 /** How the real provider would refuse a request. */

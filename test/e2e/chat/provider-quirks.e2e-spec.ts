@@ -1,7 +1,6 @@
 import OpenAI from 'openai';
 import type { RunningGateway } from '../../../src/gateway';
 import type { Fake } from '../../fakes/fake-server';
-import { startDeepSeekFake } from '../../fakes/openai-fake';
 import { startTestGateway } from '../../support/gateway-harness';
 import { startUpstreams, writeTestCatalog, type Upstreams } from '../../support/upstreams';
 
@@ -20,22 +19,19 @@ describe('provider quirks, through the openai client', () => {
   let client: OpenAI;
 
   beforeAll(async () => {
-    [upstreams, deepseek] = await Promise.all([startUpstreams(), startDeepSeekFake()]);
-    const catalog = writeTestCatalog([
-      { id: 'deepseek/deepseek-test-free', upstream_model: 'deepseek-chat', vision: false },
-      { id: 'openai/o4-mini-test-free', upstream_model: 'o4-mini', reasoning: true, vision: false },
-    ]);
-    const env = { ...upstreams.env, DEEPSEEK_API_KEY: 'sk-test-deepseek', GW_DEEPSEEK_BASE_URL: deepseek.url };
+    upstreams = await startUpstreams();
+    deepseek = upstreams.deepseek;
+    const catalog = writeTestCatalog([{ id: 'openai/o4-mini-test-free', upstream_model: 'o4-mini', reasoning: true, vision: false }]);
+    const env = upstreams.env;
     gateway = await startTestGateway({ ...env, GW_CATALOG_FILE: catalog, GW_FREE_TIER_RATE_LIMIT: '1000', GW_FREE_TIER_GLOBAL_RPM: '1000', GW_CACHE_TTL_SECS: '0' });
     client = new OpenAI({ baseURL: `${gateway.url}/v1`, apiKey: 'not-needed', maxRetries: 0 });
   });
   afterEach(() => {
     upstreams.resetAll();
-    deepseek.reset();
   });
   afterAll(async () => {
     await gateway.close();
-    await Promise.all([upstreams.close(), deepseek.close()]);
+    await upstreams.close();
   });
 
   describe.each(FAMILIES)('%s, a streamed tool call without arguments', (family, model) => {

@@ -109,6 +109,45 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, paid path, paying th
     expect(world.localnet.usdcBalance(world.recipient.publicKey) - before).toBe(amount);
   });
 
+  it('charges a paid Anthropic stream once from its first thinking, and redelivers its thinking, signature and text, as Anthropic sent them, on an identical resend', async () => {
+    const thinking = 'first this then that and then the other thing';
+    const body = messagesBody({
+      model: 'anthropic/claude-sonnet-4',
+      max_tokens: 2048,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      stream: true,
+      messages: [{ role: 'user', content: 'Think, then cut.' }],
+    });
+    const header = await routeQuote(gateway, MESSAGES_PATH, body);
+    const amount = BigInt(header.accepts[0].amount);
+    const payment = specPaymentHeader(world, header);
+    const upstream = world.upstreams.anthropic.requests.length;
+    world.upstreams.anthropic.script({ kind: 'reply', thinking, text: 'done now', chunkDelayMs: 60 });
+    const before = world.localnet.usdcBalance(world.recipient.publicKey);
+
+    const leaving = new AbortController();
+    const res = await postJson(gateway, MESSAGES_PATH, body, { 'payment-signature': payment }, leaving.signal);
+    expect(res.status).toBe(200);
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let seen = '';
+    while (!seen.includes('thinking_delta')) seen += new TextDecoder().decode((await reader.read()).value);
+    leaving.abort();
+    await world.upstreams.anthropic.ended(upstream);
+
+    const stream = anthropicClient(gateway.url).messages.stream(body as unknown as Anthropic.MessageCreateParamsStreaming, { headers: { 'payment-signature': payment } });
+    const { response } = await stream.withResponse();
+    const message = await stream.finalMessage();
+
+    expect(response.headers.get('x-gw-redelivered')).toBe('true');
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking, signature: expect.any(String) },
+      { type: 'text', text: 'done now', citations: null },
+    ]);
+    expect(message.model).toBe('anthropic/claude-sonnet-4');
+    expect(world.upstreams.anthropic.requests).toHaveLength(upstream + 1);
+    expect(world.localnet.usdcBalance(world.recipient.publicKey) - before).toBe(amount);
+  });
+
   it("runs examples/anthropic-sdk-paying.mjs, which the README's Anthropic note names, as a newcomer runs it: a bare Anthropic id, paid from a wallet with no SOL", async () => {
     const example = 'anthropic-sdk-paying.mjs';
     const amount = BigInt((await routeQuote(gateway, MESSAGES_PATH, messagesBody({ model: 'claude-haiku-4-5' }))).accepts[0].amount);

@@ -194,43 +194,23 @@ describe('attacks on /v1/messages without paying', () => {
       expect(await count(loop('weather', `toolu_${hidden}`))).toBeGreaterThanOrEqual(plain + 2000);
     });
 
-    it('forwards nothing it does not price: thinking, redacted_thinking and tool_result images are dropped, not sent', async () => {
+    it("prices what only an Anthropic model reads (the running turn's thinking, tool_result images) and sends another provider none of it; thinking in a user's turn goes nowhere", async () => {
       const marker = 'HIDDEN-MARKER';
+      const userTurn = { role: 'user', content: [{ type: 'text', text: 'weather?' }] };
+      const toolResult = (extra: unknown[]) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'sunny' }, ...extra] }] });
+      const call = { type: 'tool_use', id: 'c1', name: 'weather', input: { city: 'Paris' } };
       const messages = [
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'weather?' },
-            { type: 'thinking', thinking: marker.repeat(500), signature: 's' },
-          ],
-        },
-        {
-          role: 'assistant',
-          content: [
-            { type: 'redacted_thinking', data: marker.repeat(500) },
-            { type: 'thinking', thinking: marker.repeat(500), signature: 's' },
-            { type: 'tool_use', id: 'c1', name: 'weather', input: { city: 'Paris' } },
-          ],
-        },
-        {
-          role: 'user',
-          content: [
-            {
-              type: 'tool_result',
-              tool_use_id: 'c1',
-              content: [
-                { type: 'text', text: 'sunny' },
-                { type: 'image', source: { type: 'base64', media_type: 'image/png', data: marker } },
-              ],
-            },
-          ],
-        },
+        { ...userTurn, content: [...userTurn.content, { type: 'thinking', thinking: marker.repeat(500), signature: 's' }] },
+        { role: 'assistant', content: [{ type: 'redacted_thinking', data: marker.repeat(500) }, { type: 'thinking', thinking: marker.repeat(500), signature: 's' }, call] },
+        toolResult([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: marker } }]),
       ];
       const res = await post(url(), '/v1/messages', { model: FREE, max_tokens: 16, tools: [WEATHER_TOOL], messages });
 
       expect(res.status).toBe(200);
       expect(JSON.stringify(world.upstreams.openai.requests.at(-1)?.body)).not.toContain(marker);
-      expect(await count(messages)).toBeLessThan(200);
+      const plain = await count([userTurn, { role: 'assistant', content: [call] }, toolResult([])]);
+      // Both thinking blocks of the running turn, 13,000 code points (3,250 tokens), and one image (1,600 tokens); not the user's.
+      expect(await count(messages)).toBe(plain + 3250 + 1600);
     });
 
     it('prices the same on both surfaces: system blocks, tool_result and tool_use as chat prices their neutral form', async () => {
@@ -241,10 +221,7 @@ describe('attacks on /v1/messages without paying', () => {
           { role: 'user', content: [{ type: 'text', text: 'weather?' }] },
           {
             role: 'assistant',
-            content: [
-              { type: 'thinking', thinking: 'x'.repeat(4000), signature: 's' },
-              { type: 'tool_use', id: 'c1', name: 'weather', input: { city: 'Paris' } },
-            ],
+            content: [{ type: 'tool_use', id: 'c1', name: 'weather', input: { city: 'Paris' } }],
           },
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c1', content: [{ type: 'text', text: 'sunny' }] }] },
         ],

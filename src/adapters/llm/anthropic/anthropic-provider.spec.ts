@@ -4,7 +4,7 @@ import { startAnthropicFake } from '../../../../test/fakes/anthropic-fake';
 import { adapterOnFake, type AdapterSetup } from '../../../../test/support/adapter-on-fake';
 import { weather } from '../../../../test/support/spec-fakes';
 import type { ChatRequest } from '../../../modules/providers/domain/chat-request';
-import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
+import type { ChatCompletionChunk, ChunkDelta } from '../../../modules/providers/domain/chat-completion';
 import { AnthropicProvider } from './anthropic-provider';
 import { anthropicChunks } from './anthropic-stream';
 
@@ -19,7 +19,7 @@ const anthropic: AdapterSetup<AnthropicProvider> = {
 const upstream = adapterOnFake(anthropic);
 const { call, completion, chunks, sentBody } = upstream;
 
-function deltas(received: ChatCompletionChunk[]): ChatCompletionChunk.Choice.Delta[] {
+function deltas(received: ChatCompletionChunk[]): ChunkDelta[] {
   return received.flatMap((chunk) => chunk.choices.map((choice) => choice.delta));
 }
 

@@ -33,12 +33,18 @@ export class AnthropicProvider extends LlmProvider {
   async send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamReply> {
     const response = await this.http.postJson(this.name, this.url, this.headers, anthropicRequestBody(call), signal);
     const jsonTool = jsonOutputTool(call.request)?.name;
-    if (!call.stream) return { kind: 'json', completion: anthropicCompletion(this.message(await readJson(this.name, response, signal)), jsonTool) };
-    return { kind: 'stream', chunks: anthropicChunks(sseEvents(this.name, response, signal), jsonTool) };
+    // A request from the Messages surface gets Anthropic's own answer beside the translation (docs/decisions.md, "Anthropic passthrough").
+    const passthrough = call.request.anthropic !== undefined;
+    if (!call.stream) {
+      const message = this.message(await readJson(this.name, response, signal));
+      const completion = anthropicCompletion(message, jsonTool);
+      return { kind: 'json', completion: passthrough ? { ...completion, anthropic: message } : completion };
+    }
+    return { kind: 'stream', chunks: anthropicChunks(sseEvents(this.name, response, signal), jsonTool, passthrough) };
   }
 
   adjustments(call: UpstreamCall): RequestAdjustments {
-    return requestAdjustments(call.request, anthropicParameters(call.request));
+    return requestAdjustments(call.request, anthropicParameters(call.request, call.maxTokens));
   }
 
   private message(body: unknown): Message {

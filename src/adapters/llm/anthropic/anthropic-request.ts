@@ -18,28 +18,40 @@ import { parseJsonObject } from '../shared/json-object';
 import { contentParts, isSystemMessage } from '../shared/message-parts';
 import { isSent } from '../shared/parameter-support';
 import { spokenConversation } from '../shared/system-only-conversation';
-import { anthropicParameters, jsonOutputTool, MAX_TEMPERATURE, stopSequences } from './anthropic-parameters';
+import { anthropicParameters, jsonOutputTool, MAX_TEMPERATURE, stopSequences, thinkingBudget } from './anthropic-parameters';
 
-/** The Messages API body for a chat request, with the optional settings anthropic-parameters.ts says it takes. */
+/**
+ * The Messages API body for a chat request, with the optional settings anthropic-parameters.ts
+ * says it takes. A request from the Messages surface sends its own system, messages and tools
+ * (its Anthropic slot: thinking blocks and cache_control kept), its thinking budget and top_k;
+ * any other is translated from the neutral request.
+ */
 export function anthropicRequestBody(call: UpstreamCall): MessageCreateParamsBase {
   const { request } = call;
-  const support = anthropicParameters(request);
-  const conversation = request.messages.filter((message) => !isSystemMessage(message)).map(turn);
-  const { system, turns } = spokenConversation(request.messages, alternatingTurns(conversation), (text) => ({ role: 'user', parts: [{ type: 'text' as const, text }] }));
+  const support = anthropicParameters(request, call.maxTokens);
+  const budget = thinkingBudget(request, call.maxTokens);
   // Settings left undefined vanish from the JSON body.
   return {
     model: call.upstreamModel,
     // Required by the API, and the cap the client was billed for.
     max_tokens: call.maxTokens,
-    system,
-    messages: turns.map(({ role, parts }): MessageParam => ({ role, content: parts })),
-    temperature: request.temperature === undefined ? undefined : Math.min(request.temperature, MAX_TEMPERATURE),
+    ...(request.anthropic ? { system: request.anthropic.system, messages: request.anthropic.messages } : translatedConversation(request)),
+    temperature: isSent(support, 'temperature') && request.temperature !== undefined ? Math.min(request.temperature, MAX_TEMPERATURE) : undefined,
     top_p: isSent(support, 'top_p') ? request.top_p : undefined,
+    // Anthropic refuses top_k while thinking.
+    top_k: budget === undefined ? request.anthropic?.top_k : undefined,
     stop_sequences: stopSequences(request),
     metadata: request.user === undefined ? undefined : { user_id: request.user },
     ...toolFields(request),
+    thinking: budget === undefined ? undefined : { type: 'enabled', budget_tokens: budget },
     stream: call.stream,
   };
+}
+
+function translatedConversation(request: ChatRequest): Pick<MessageCreateParamsBase, 'system' | 'messages'> {
+  const conversation = request.messages.filter((message) => !isSystemMessage(message)).map(turn);
+  const { system, turns } = spokenConversation(request.messages, alternatingTurns(conversation), (text) => ({ role: 'user', parts: [{ type: 'text' as const, text }] }));
+  return { system, messages: turns.map(({ role, parts }): MessageParam => ({ role, content: parts })) };
 }
 
 function turn(message: ChatMessage): Turn<MessageParam['role'], ContentBlockParam> {
@@ -80,11 +92,13 @@ function toolFields(request: ChatRequest): Pick<MessageCreateParamsBase, 'tools'
   const jsonTool = jsonOutputTool(request);
   if (jsonTool) return { tools: [jsonTool], tool_choice: { type: 'tool', name: jsonTool.name } };
   if (!request.tools?.length) return {};
-  const tools = request.tools.map(({ function: declared }): Tool => ({
-    name: declared.name,
-    ...(declared.description !== undefined && { description: declared.description }),
-    input_schema: { ...declared.parameters, type: 'object' },
-  }));
+  const tools =
+    request.anthropic?.tools ??
+    request.tools.map(({ function: declared }): Tool => ({
+      name: declared.name,
+      ...(declared.description !== undefined && { description: declared.description }),
+      input_schema: { ...declared.parameters, type: 'object' },
+    }));
   const choice = toolChoice(request.tool_choice, request.parallel_tool_calls === false);
   return { tools, ...(choice && { tool_choice: choice }) };
 }

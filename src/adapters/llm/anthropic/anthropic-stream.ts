@@ -10,6 +10,11 @@ import { finishReason, openAiUsage, type AnthropicUsage } from './anthropic-resp
 
 type StreamEvent = RawMessageStreamEvent | { type: 'ping' } | { type: 'error'; error: { type: string; message?: string } };
 
+/*
+ * Event types newer than this code (default below) reach a passthrough client as sent: they are
+ * Anthropic's own, and its SDK reads past those it does not know.
+ */
+
 /** The object each event type must carry, checked before it is read. */
 const NESTED: Partial<Record<string, string>> = {
   message_start: 'message',
@@ -27,17 +32,24 @@ const TRANSIENT_ERRORS = new Set(['overloaded_error', 'api_error', 'rate_limit_e
  * was cut. ping, content_block_stop and event types newer than this code carry nothing to pass on.
  * A tool without parameters streams no input_json_delta (or an empty one): its call gets `{}`.
  * The forced JSON tool's input (`jsonTool`, see anthropic-parameters.ts) streams as content.
+ * `passthrough` (a request from the Messages surface): every event but ping also rides on a chunk
+ * as Anthropic sent it, on the one it translates to or on one without choices.
  */
-export function anthropicChunks(events: AsyncIterable<EventSourceMessage>, jsonTool?: string): AsyncGenerator<ChatCompletionChunk> {
-  return withToolArguments(translated(events, jsonTool));
+export function anthropicChunks(events: AsyncIterable<EventSourceMessage>, jsonTool?: string, passthrough = false): AsyncGenerator<ChatCompletionChunk> {
+  return withToolArguments(translated(events, jsonTool, passthrough));
 }
 
-async function* translated(events: AsyncIterable<EventSourceMessage>, jsonTool: string | undefined): AsyncGenerator<ChatCompletionChunk> {
+async function* translated(events: AsyncIterable<EventSourceMessage>, jsonTool: string | undefined, passthrough: boolean): AsyncGenerator<ChatCompletionChunk> {
   const translation = new StreamTranslation(jsonTool);
   for await (const event of events) {
     const data = parseEventJson('anthropic', event.data);
     if (!isStreamEvent(data)) throw new UpstreamError('anthropic', 'bad_response', 'anthropic sent a malformed stream event');
-    yield* translation.chunks(data);
+    const chunks = translation.chunks(data);
+    if (passthrough && data.type !== 'ping') {
+      const [carrier = translation.empty()] = chunks;
+      yield { ...carrier, anthropic: data as RawMessageStreamEvent };
+      yield* chunks.slice(1);
+    } else yield* chunks;
     if (translation.stopped) return;
   }
   throw new UpstreamError('anthropic', 'unavailable', 'anthropic stream ended without message_stop');
@@ -109,6 +121,11 @@ class StreamTranslation {
       default:
         return [];
     }
+  }
+
+  /** A chunk without choices, once the message started. */
+  empty(): ChatCompletionChunk {
+    return this.started().empty();
   }
 
   private started(): ChunkFactory {

@@ -1,14 +1,14 @@
 import type { ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { ChatCompletion, ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
+import type { ChatCompletion, ChatCompletionChunk, ChunkDelta, CompletionChoice } from '../../../modules/providers/domain/chat-completion';
 
 /**
  * OpenAI's completion and chunk shapes, built from what another provider answered: the one place
  * the Anthropic and Gemini adapters dress their translations.
  */
-export type FinishReason = ChatCompletion.Choice['finish_reason'];
+export type FinishReason = CompletionChoice['finish_reason'];
 export type OpenAiToolCall = ChatCompletionMessageFunctionToolCall;
-export type ToolCallDelta = ChatCompletionChunk.Choice.Delta.ToolCall;
+export type ToolCallDelta = NonNullable<ChunkDelta['tool_calls']>[number];
 export type { CompletionUsage };
 
 /** A whole answer, translated. */
@@ -69,12 +69,17 @@ export class ChunkFactory {
     return this.chunk({}, reason);
   }
 
+  /** A chunk with nothing for OpenAI's shape, carrying what only a passthrough reads. */
+  empty(): ChatCompletionChunk {
+    return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [] };
+  }
+
   /** The last chunk, as OpenAI sends it with `include_usage`: no choices. */
   usage(usage: CompletionUsage): ChatCompletionChunk {
     return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [], usage };
   }
 
-  private chunk(delta: ChatCompletionChunk.Choice.Delta, finishReason: FinishReason | null = null): ChatCompletionChunk {
+  private chunk(delta: ChunkDelta, finishReason: FinishReason | null = null): ChatCompletionChunk {
     return { id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }] };
   }
 }

@@ -71,8 +71,8 @@ describe('OpenAI-compatible: tool settings without tools', () => {
 
 describe('what is changed is listed in the debug header', () => {
   it('a blank stop sequence left out for Anthropic is a rewrite of stop; all of them blank, a drop', () => {
-    expect(anthropicParameters(call('claude', { stop: ['\n', 'END'] }, false).request).rewritten.has('stop')).toBe(true);
-    expect(isSent(anthropicParameters(call('claude', { stop: '\n' }, false).request), 'stop')).toBe(false);
+    expect(anthropicParameters(call('claude', { stop: ['\n', 'END'] }, false).request, 1000).rewritten.has('stop')).toBe(true);
+    expect(isSent(anthropicParameters(call('claude', { stop: '\n' }, false).request, 1000), 'stop')).toBe(false);
   });
 
   it('OpenAI: a lower effort raised for o3 is a rewrite; tool_choice without tools a drop', () => {

@@ -1,6 +1,4 @@
-import type { ChatCompletionChunk } from '../../../modules/providers/domain/chat-completion';
-
-type Choice = ChatCompletionChunk.Choice;
+import type { ChatCompletionChunk, ChunkChoice as Choice } from '../../../modules/providers/domain/chat-completion';
 
 /**
  * A streamed tool call whose arguments never came gets `{}` before its choice finishes, as a whole

@@ -9,6 +9,18 @@ function blockUnion(blocks: Record<string, object>, where: string): object {
   return { type: 'object', required: ['type'], ...schema };
 }
 
+/** A prompt-cache breakpoint, as Anthropic takes it: forwarded to Anthropic models, dropped elsewhere. */
+const CACHE_CONTROL = {
+  type: ['object', 'null'],
+  required: ['type'],
+  properties: { type: { const: 'ephemeral', description: 'must be "ephemeral"' }, ttl: { enum: ['5m', '1h'], description: 'must be "5m" or "1h"' } },
+} as const;
+
+/** At most this many blocks and tools may carry cache_control, as Anthropic allows. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
+const TEXT_BLOCK = { ...TEXT_PART, properties: { ...TEXT_PART.properties, cache_control: CACHE_CONTROL } } as const;
+
 const IMAGE_BLOCK = {
   type: 'object',
   required: ['type', 'source'],
@@ -24,13 +36,14 @@ const IMAGE_BLOCK = {
         properties: { type: { enum: ['base64', 'url'], description: 'must be "base64" or "url"' }, url: { type: 'string', minLength: 1 } },
       },
     },
+    cache_control: CACHE_CONTROL,
   },
 } as const;
 
 const TOOL_USE_BLOCK = {
   type: 'object',
   required: ['type', 'id', 'name', 'input'],
-  properties: { type: { const: 'tool_use' }, id: { type: 'string', minLength: 1 }, name: { type: 'string', minLength: 1 }, input: { type: 'object' } },
+  properties: { type: { const: 'tool_use' }, id: { type: 'string', minLength: 1 }, name: { type: 'string', minLength: 1 }, input: { type: 'object' }, cache_control: CACHE_CONTROL },
 } as const;
 
 const TOOL_RESULT_BLOCK = {
@@ -39,8 +52,9 @@ const TOOL_RESULT_BLOCK = {
   properties: {
     type: { const: 'tool_result' },
     tool_use_id: { type: 'string', minLength: 1 },
-    content: { type: ['string', 'array', 'null'], items: blockUnion({ text: TEXT_PART, image: IMAGE_BLOCK }, 'in a tool_result') },
+    content: { type: ['string', 'array', 'null'], items: blockUnion({ text: TEXT_BLOCK, image: IMAGE_BLOCK }, 'in a tool_result') },
     is_error: { type: ['boolean', 'null'] },
+    cache_control: CACHE_CONTROL,
   },
 } as const;
 
@@ -48,7 +62,7 @@ const THINKING_BLOCK = { type: 'object', required: ['type', 'thinking'], propert
 const REDACTED_THINKING_BLOCK = { type: 'object', required: ['type', 'data'], properties: { type: { const: 'redacted_thinking' }, data: { type: 'string' } } } as const;
 
 const CONTENT_BLOCK = blockUnion(
-  { text: TEXT_PART, image: IMAGE_BLOCK, tool_use: TOOL_USE_BLOCK, tool_result: TOOL_RESULT_BLOCK, thinking: THINKING_BLOCK, redacted_thinking: REDACTED_THINKING_BLOCK },
+  { text: TEXT_BLOCK, image: IMAGE_BLOCK, tool_use: TOOL_USE_BLOCK, tool_result: TOOL_RESULT_BLOCK, thinking: THINKING_BLOCK, redacted_thinking: REDACTED_THINKING_BLOCK },
   'in a message',
 );
 
@@ -60,13 +74,15 @@ const TOOL = {
     name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
     description: { type: ['string', 'null'] },
     input_schema: { type: 'object' },
+    cache_control: CACHE_CONTROL,
   },
 } as const;
 
 /**
  * JSON Schema of the Anthropic Messages request (spec 4.10) as the gateway takes it: the fields of
- * docs/decisions.md, "The Anthropic Messages codec". Unknown fields (and `cache_control` on blocks)
- * are allowed and never forwarded; every optional field also takes null, which means unset.
+ * docs/decisions.md, "The Anthropic Messages codec". Unknown fields are allowed and never
+ * forwarded; `cache_control` is checked and forwarded to Anthropic models alone (docs/decisions.md,
+ * "Anthropic passthrough"); every optional field also takes null, which means unset.
  * `max_tokens` is required on /v1/messages (it prices the request) and not on count_tokens.
  */
 export const ANTHROPIC_REQUEST_SCHEMA = {
@@ -90,7 +106,7 @@ export const ANTHROPIC_REQUEST_SCHEMA = {
         },
       },
     },
-    system: { type: ['string', 'array', 'null'], items: TEXT_PART },
+    system: { type: ['string', 'array', 'null'], items: TEXT_BLOCK },
     stop_sequences: { type: ['array', 'null'], items: { type: 'string' }, maxItems: 4 },
     temperature: { type: ['number', 'null'], minimum: 0, maximum: 1 },
     top_p: { type: ['number', 'null'], minimum: 0, maximum: 1 },

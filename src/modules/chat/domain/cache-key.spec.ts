@@ -10,6 +10,9 @@ describe('cacheKey', () => {
     ['top_logprobs', { logprobs: true, top_logprobs: 3 }],
     ['reasoning_effort', { reasoning_effort: 'high' }],
     ['temperature', { temperature: 0.2 }],
+    ['the Anthropic slot (a thinking block sent back)', { anthropic: { messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: 'x', signature: 's' }] }] } }],
+    ['the Anthropic slot (a thinking budget)', { anthropic: { messages: [], thinking: { type: 'enabled', budget_tokens: 2048 } } }],
+    ['the Anthropic slot (a cache_control breakpoint)', { anthropic: { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] }] } }],
   ])('changes with %s, which changes the answer', (_name, extra) => {
     expect(key(extra)).not.toBe(key({}));
   });

@@ -8,7 +8,8 @@ import type { ChatRequest } from '../../providers/domain/chat-request';
  * codecs at the edge"), the resolved model, the messages, tools,
  * tool_choice and temperature, plus every other field that changes the answer (top_p, the
  * completion cap sent upstream, stop, seed, penalties, response_format, parallel_tool_calls,
- * logprobs, top_logprobs, reasoning_effort). `stream` is left out on purpose: a cached answer is
+ * logprobs, top_logprobs, reasoning_effort, and the Anthropic slot: thinking blocks, cache_control,
+ * the thinking budget, top_k). `stream` is left out on purpose: a cached answer is
  * served in whichever form is asked; `user`, `metadata` and `service_tier` do not change it.
  * Object keys are serialised in sorted order, so the same request written in another key order
  * (a tool schema's properties, say) finds the same entry.
@@ -32,6 +33,7 @@ export function cacheKey(surface: string, modelId: string, request: ChatRequest,
     request.logprobs ?? null,
     request.top_logprobs ?? null,
     request.reasoning_effort ?? null,
+    request.anthropic ?? null,
   ];
   return createHash('sha256').update(stringify(fields)).digest('hex');
 }

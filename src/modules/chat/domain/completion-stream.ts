@@ -1,4 +1,5 @@
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
+import { carriesNativeContent, NativeMessageAssembler, nativeEvents } from './anthropic-passthrough';
 
 type ToolCallDelta = NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number];
 type ToolCall = NonNullable<ChatCompletion['choices'][number]['message']['tool_calls']>[number];
@@ -15,7 +16,8 @@ interface ChoiceState {
 
 /**
  * Rebuilds the whole completion from a stream's chunks, for the cache and the usage log: content
- * and tool-call argument fragments are concatenated per choice and per tool-call index.
+ * and tool-call argument fragments are concatenated per choice and per tool-call index, and an
+ * Anthropic passthrough's own message is rebuilt beside them.
  */
 export class CompletionAssembler {
   private id = '';
@@ -23,8 +25,10 @@ export class CompletionAssembler {
   private model = '';
   private reportedUsage: ChatCompletion['usage'];
   private readonly choices = new Map<number, ChoiceState>();
+  private readonly native = new NativeMessageAssembler();
 
   add(chunk: ChatCompletionChunk): void {
+    if (chunk.anthropic) this.native.add(chunk.anthropic);
     this.id ||= chunk.id;
     this.created ||= chunk.created;
     this.model ||= chunk.model;
@@ -40,9 +44,9 @@ export class CompletionAssembler {
     }
   }
 
-  /** Whether any content (text, tool call or refusal) has arrived. */
+  /** Whether any content (text, tool call, refusal, or an Anthropic passthrough's block) has arrived. */
   get hasContent(): boolean {
-    return [...this.choices.values()].some((state) => state.content !== '' || state.refusal !== '' || state.toolCalls.size > 0);
+    return this.native.hasContent || [...this.choices.values()].some((state) => state.content !== '' || state.refusal !== '' || state.toolCalls.size > 0);
   }
 
   /** The usage reported so far, if any. */
@@ -60,6 +64,7 @@ export class CompletionAssembler {
   /** What arrived so far as a completion; a choice that has not finished has `finish_reason: null`. */
   snapshot(): ChatCompletion {
     const choices = [...this.choices.entries()].sort(([a], [b]) => a - b);
+    const native = this.native.message();
     return {
       id: this.id,
       object: 'chat.completion',
@@ -75,6 +80,7 @@ export class CompletionAssembler {
         };
       }),
       ...(this.reportedUsage ? { usage: this.reportedUsage } : {}),
+      ...(native && { anthropic: native }),
     };
   }
 }
@@ -90,11 +96,14 @@ function addToolCall(calls: Map<number, { id: string; name: string; arguments: s
 /**
  * A whole completion as the chunks a stream would have carried (a cache hit asked as a stream):
  * role first, the content (with all its log probabilities), the refusal, the tool calls, the finish reason,
- * then usage if the client asked.
+ * then usage if the client asked. An Anthropic passthrough's own events come first, each in a
+ * chunk without choices, so the Messages codec knows them from the start; they end the message
+ * only if its choices finished (a cut answer's do not).
  */
 export function completionChunks(completion: ChatCompletion, includeUsage: boolean): ChatCompletionChunk[] {
   const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
-  const chunks: ChatCompletionChunk[] = [];
+  const finished = completion.choices.length > 0 && completion.choices.every((choice) => choice.finish_reason !== null);
+  const chunks: ChatCompletionChunk[] = completion.anthropic ? nativeEvents(completion.anthropic, finished).map((event) => ({ ...base, choices: [], anthropic: event })) : [];
   for (const choice of completion.choices) {
     const { index, message } = choice;
     chunks.push({ ...base, choices: [{ index, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
@@ -111,8 +120,9 @@ export function completionChunks(completion: ChatCompletion, includeUsage: boole
   return chunks;
 }
 
-/** Whether a chunk carries content the payer gets (text, tool call, refusal or reasoning): the moment a paid answer is broadcast. */
+/** Whether a chunk carries content the payer gets (text, tool call, refusal or reasoning, or an Anthropic passthrough's block): the moment a paid answer is broadcast. */
 export function carriesContent(chunk: ChatCompletionChunk): boolean {
+  if (chunk.anthropic && carriesNativeContent(chunk.anthropic)) return true;
   return chunk.choices.some(({ delta }) => {
     const reasoning = (delta as { reasoning_content?: unknown; reasoning?: unknown }).reasoning_content ?? (delta as { reasoning?: unknown }).reasoning;
     return Boolean(delta.content) || (delta.tool_calls?.length ?? 0) > 0 || Boolean(delta.refusal) || Boolean(reasoning);

@@ -1,3 +1,4 @@
+import type { AnthropicNativeRequest } from '../../providers/domain/anthropic-native';
 import type { ChatRequest } from '../../providers/domain/chat-request';
 
 /**
@@ -11,7 +12,8 @@ export const IMAGE_PART_TOKENS = 1600;
  * Input tokens = ceil(C / 4), at least 1, where C counts the code points of all text the request
  * sends upstream (docs/decisions.md, "Requests and the estimate"): the messages' text and names,
  * tool calls' ids, names and arguments, the ids tool messages answer, and the tools as JSON; plus
- * IMAGE_PART_TOKENS per image part.
+ * IMAGE_PART_TOKENS per image part; plus what the Anthropic slot forwards beyond these (the running
+ * turn's thinking, tool results' images: nativeInputExtras).
  */
 export function estimateInputTokens(request: ChatRequest): number {
   let codePoints = 0;
@@ -32,6 +34,9 @@ export function estimateInputTokens(request: ChatRequest): number {
     for (const call of message.tool_calls ?? []) codePoints += codePointLength(call.id) + codePointLength(call.function.name) + codePointLength(call.function.arguments);
   }
   if (request.tools !== undefined) codePoints += jsonCodePointLength(request.tools);
+  const native = nativeInputExtras(request.anthropic);
+  codePoints += native.codePoints;
+  images += native.images;
   return Math.max(1, Math.ceil(codePoints / 4)) + images * IMAGE_PART_TOKENS;
 }
 
@@ -83,4 +88,34 @@ export function jsonCodePointLength(value: unknown): number {
 /** What JSON.stringify writes inside an object or array (it skips or nulls the rest). */
 function serialisable(value: unknown): boolean {
   return value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
+}
+
+/**
+ * What the Anthropic slot forwards beyond the neutral request, for the estimate: the code points
+ * of the thinking (and redacted thinking) of the turn still running, which Anthropic reads and
+ * bills as input where it strips earlier turns' (docs/decisions.md, "Anthropic passthrough"), and
+ * the images tool results carry.
+ */
+export function nativeInputExtras(native: AnthropicNativeRequest | undefined): { codePoints: number; images: number } {
+  const extras = { codePoints: 0, images: 0 };
+  if (!native) return extras;
+  const turnStart = currentTurnStart(native.messages);
+  native.messages.forEach((message, index) => {
+    if (typeof message.content === 'string') return;
+    for (const block of message.content) {
+      if (index >= turnStart && block.type === 'thinking') extras.codePoints += codePointLength(block.thinking);
+      else if (index >= turnStart && block.type === 'redacted_thinking') extras.codePoints += codePointLength(block.data);
+      else if (block.type === 'tool_result' && Array.isArray(block.content)) for (const part of block.content) if (part.type === 'image') extras.images += 1;
+    }
+  });
+  return extras;
+}
+
+/** Where the running turn starts: after the last user message that says something other than tool results. */
+function currentTurnStart(messages: AnthropicNativeRequest['messages']): number {
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const { role, content } = messages[index];
+    if (role === 'user' && (typeof content === 'string' || content.some((block) => block.type !== 'tool_result'))) return index + 1;
+  }
+  return 0;
 }

@@ -1,3 +1,4 @@
+import type { RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import { ANTHROPIC_FRAMING, anthropicEvents, anthropicMessage, type AnthropicEvent } from './anthropic-codec';
 
@@ -20,8 +21,8 @@ async function* from<T>(items: T[]): AsyncGenerator<T> {
   for (const item of items) yield item;
 }
 
-async function events(chunks: ChatCompletionChunk[]): Promise<AnthropicEvent[]> {
-  const out: AnthropicEvent[] = [];
+async function events(chunks: ChatCompletionChunk[]): Promise<Array<AnthropicEvent | RawMessageStreamEvent>> {
+  const out: Array<AnthropicEvent | RawMessageStreamEvent> = [];
   for await (const event of anthropicEvents(from(chunks))) out.push(event);
   return out;
 }
@@ -116,5 +117,35 @@ describe('anthropicEvents', () => {
   it('frames each event on an event line, with ping as the keep-alive', () => {
     expect(ANTHROPIC_FRAMING.frame({ type: 'message_stop' })).toBe('event: message_stop\ndata: {"type":"message_stop"}\n\n');
     expect(ANTHROPIC_FRAMING.keepAlive).toBe('event: ping\ndata: {"type": "ping"}\n\n');
+  });
+});
+
+describe('an Anthropic model’s own answer, passed through', () => {
+  const message = {
+    id: 'msg_up',
+    type: 'message' as const,
+    role: 'assistant' as const,
+    model: 'claude-upstream-name',
+    content: [
+      { type: 'thinking' as const, thinking: 'Hmm.', signature: 'sig' },
+      { type: 'text' as const, text: 'Hi.', citations: null },
+    ],
+    stop_reason: 'pause_turn' as const,
+    stop_sequence: null,
+    usage: { input_tokens: 3, output_tokens: 5, cache_creation_input_tokens: 1, cache_read_input_tokens: 2, cache_creation: null, server_tool_use: null, service_tier: 'standard' as const },
+  };
+
+  it('answers JSON with its message whole, named as the gateway names the model', () => {
+    expect(anthropicMessage({ ...completion({ content: 'Hi.' }, 'stop'), model: 'anthropic/claude-x', anthropic: message })).toEqual({ ...message, model: 'anthropic/claude-x' });
+  });
+
+  it('streams its events as sent, message_start naming the model as the gateway does, and skips chunks that carry none', async () => {
+    const start = { type: 'message_start' as const, message: { ...message, content: [], stop_reason: null } };
+    const delta = { type: 'content_block_delta' as const, index: 0, delta: { type: 'thinking_delta' as const, thinking: 'Hmm.' } };
+    const carried = (event: RawMessageStreamEvent): ChatCompletionChunk => ({ ...chunk({}), model: 'anthropic/claude-x', choices: [], anthropic: event });
+
+    const out = await events([carried(start), chunk({ content: 'neutral filler' }), carried(delta), carried({ type: 'message_stop' })]);
+
+    expect(out).toEqual([{ ...start, message: { ...start.message, model: 'anthropic/claude-x' } }, delta, { type: 'message_stop' }]);
   });
 });

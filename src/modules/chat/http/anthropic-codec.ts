@@ -1,3 +1,4 @@
+import type { Message, RawMessageStreamEvent } from '@anthropic-ai/sdk/resources/messages';
 import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain/chat-completion';
 import type { WireCodec } from './completion-endpoint';
 import type { EventFraming } from './sse-writer';
@@ -5,8 +6,10 @@ import type { EventFraming } from './sse-writer';
 /*
  * The Anthropic Messages wire format's output, on the controller's side of the completion pipeline
  * (docs/decisions.md, "One pipeline, wire codecs at the edge" and "The Anthropic Messages codec"):
- * the neutral answer as Anthropic's message, and its chunks as Anthropic's stream events. Its
- * input half is anthropic-request.ts.
+ * the neutral answer as Anthropic's message, and its chunks as Anthropic's stream events; an
+ * Anthropic model's own message and events, where the answer carries them, pass unchanged but for
+ * the model's name (docs/decisions.md, "Anthropic passthrough"). Its input half is
+ * anthropic-request.ts.
  */
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'refusal';
@@ -71,8 +74,13 @@ function toolInput(argumentsJson: string): unknown {
   }
 }
 
-/** A whole neutral answer as Anthropic's message. */
-export function anthropicMessage(completion: ChatCompletion): AnthropicMessage {
+/** A whole answer as Anthropic's message: an Anthropic model's own, or the neutral answer translated. */
+export function anthropicMessage(completion: ChatCompletion): AnthropicMessage | Message {
+  if (completion.anthropic) return { ...completion.anthropic, model: completion.model };
+  return translatedMessage(completion);
+}
+
+function translatedMessage(completion: ChatCompletion): AnthropicMessage {
   const choice = completion.choices[0];
   const content: AnthropicBlock[] = [];
   const text = choice?.message.content ?? '';
@@ -93,11 +101,37 @@ export function anthropicMessage(completion: ChatCompletion): AnthropicMessage {
 }
 
 /**
+ * The chunks as Anthropic's events: an Anthropic model's own events when the first chunk carries
+ * one, else the neutral chunks translated.
+ */
+export async function* anthropicEvents(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<AnthropicEvent | RawMessageStreamEvent> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  if (first.done) return yield* translatedEvents([]);
+  const rest = { [Symbol.asyncIterator]: () => iterator };
+  yield* first.value.anthropic ? nativeEvents(first.value, rest) : translatedEvents(prepended(first.value, rest));
+}
+
+async function* prepended<T>(head: T, rest: AsyncIterable<T>): AsyncGenerator<T> {
+  yield head;
+  yield* rest;
+}
+
+/** An Anthropic model's events as it sent them, message_start naming the model as the gateway does; chunks without one (neutral fillers) carry nothing more. */
+async function* nativeEvents(first: ChatCompletionChunk, rest: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<RawMessageStreamEvent> {
+  for await (const chunk of prepended(first, rest)) {
+    const event = chunk.anthropic;
+    if (!event) continue;
+    yield event.type === 'message_start' ? { ...event, message: { ...event.message, model: chunk.model } } : event;
+  }
+}
+
+/**
  * The neutral chunks as Anthropic's events: `message_start` with the first chunk, a text block for
  * each run of text and a tool_use block for each tool call (its arguments as `input_json_delta`),
  * and, once the chunks end, the stop reason and usage in `message_delta`, then `message_stop`.
  */
-export async function* anthropicEvents(chunks: AsyncIterable<ChatCompletionChunk>): AsyncGenerator<AnthropicEvent> {
+async function* translatedEvents(chunks: AsyncIterable<ChatCompletionChunk> | Iterable<ChatCompletionChunk>): AsyncGenerator<AnthropicEvent> {
   let started = false;
   let index = -1;
   let open: { kind: 'text' } | { kind: 'tool'; call: number } | null = null;
@@ -110,7 +144,7 @@ export async function* anthropicEvents(chunks: AsyncIterable<ChatCompletionChunk
   for await (const chunk of chunks) {
     if (!started) {
       started = true;
-      yield { type: 'message_start', message: { ...anthropicMessage({ ...chunk, object: 'chat.completion', choices: [], usage: undefined }), stop_reason: null } };
+      yield { type: 'message_start', message: { ...translatedMessage({ id: chunk.id, created: chunk.created, model: chunk.model, object: 'chat.completion', choices: [] }), stop_reason: null } };
     }
     if (chunk.usage) usage = { input_tokens: chunk.usage.prompt_tokens, output_tokens: chunk.usage.completion_tokens };
     const choice = chunk.choices[0];

@@ -1,9 +1,16 @@
 import { GatewayError } from '../../../errors/gateway-error';
+import type { ChatRequest } from '../../providers/domain/chat-request';
 import { estimateInputTokens } from '../domain/token-estimate';
 import { parseMessagesRequest, reasoningEffort } from './anthropic-request';
 import { parseChatRequest } from './chat-request-validator';
 
 const base = { model: 'openai/gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] };
+
+/** The neutral request alone, without the Anthropic slot. */
+function neutral(body: unknown, options?: { countTokens?: boolean }): ChatRequest {
+  const { anthropic: _slot, ...request } = parseMessagesRequest(body, options);
+  return request;
+}
 
 function refusal(body: unknown, options?: { countTokens?: boolean }): GatewayError {
   try {
@@ -17,7 +24,7 @@ function refusal(body: unknown, options?: { countTokens?: boolean }): GatewayErr
 
 describe('parseMessagesRequest', () => {
   it('maps a plain request to the neutral one', () => {
-    expect(parseMessagesRequest(base)).toEqual({ model: 'openai/gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(neutral(base)).toEqual({ model: 'openai/gpt-4o', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] });
   });
 
   it('puts the system prompt, a string or text blocks, first as a system message', () => {
@@ -37,7 +44,7 @@ describe('parseMessagesRequest', () => {
   });
 
   it('maps the sampling fields, stop sequences, metadata and stream, and leaves top_k and unknown fields out', () => {
-    const request = parseMessagesRequest({ ...base, temperature: 0.5, top_p: 0.9, top_k: 40, stop_sequences: ['END'], metadata: { user_id: 'u-1' }, stream: true, container: 'c', invented: 1 });
+    const request = neutral({ ...base, temperature: 0.5, top_p: 0.9, top_k: 40, stop_sequences: ['END'], metadata: { user_id: 'u-1' }, stream: true, container: 'c', invented: 1 });
 
     expect(request).toEqual({ ...base, temperature: 0.5, top_p: 0.9, stop: ['END'], user: 'u-1', stream: true });
   });
@@ -118,7 +125,7 @@ describe('parseMessagesRequest', () => {
       { tool_choice: 'auto', parallel_tool_calls: false },
     ],
   ])('maps tool_choice %j', (choice, expected) => {
-    expect(parseMessagesRequest({ ...base, tool_choice: choice })).toEqual({ ...base, ...expected });
+    expect(neutral({ ...base, tool_choice: choice })).toEqual({ ...base, ...expected });
   });
 
   it.each([
@@ -133,7 +140,7 @@ describe('parseMessagesRequest', () => {
   });
 
   it('sets no effort for disabled thinking', () => {
-    expect(parseMessagesRequest({ ...base, thinking: { type: 'disabled' } })).toEqual(base);
+    expect(neutral({ ...base, thinking: { type: 'disabled' } })).toEqual(base);
   });
 
   it('estimates the same tokens as the same request on chat', () => {
@@ -147,6 +154,78 @@ describe('parseMessagesRequest', () => {
       ],
     });
     expect(estimateInputTokens(onMessages)).toBe(estimateInputTokens(onChat));
+  });
+
+  describe('the Anthropic slot, what only an Anthropic model reads', () => {
+    it('keeps the blocks as written, known fields alone, cache_control, signed thinking and redacted thinking, and the thinking budget and top_k', () => {
+      const request = parseMessagesRequest({
+        ...base,
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral', ttl: '1h' }, invented: 1 }],
+        tools: [{ name: 'weather', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        top_k: 5,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Weather?', cache_control: { type: 'ephemeral' }, citations: [] }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'redacted_thinking', data: 'opaque' },
+              { type: 'thinking', thinking: 'Call it.', signature: 'sig', extra: true },
+              { type: 'thinking', thinking: 'Unsigned, cannot be checked.' },
+              { type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } },
+            ],
+          },
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }],
+          },
+        ],
+      });
+
+      expect(request.anthropic).toEqual({
+        system: [{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+        tools: [{ name: 'weather', input_schema: { type: 'object' }, cache_control: { type: 'ephemeral' } }],
+        thinking: { type: 'enabled', budget_tokens: 2048 },
+        top_k: 5,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'Weather?', cache_control: { type: 'ephemeral' } }] },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'redacted_thinking', data: 'opaque' },
+              { type: 'thinking', thinking: 'Call it.', signature: 'sig' },
+              { type: 'tool_use', id: 'toolu_1', name: 'weather', input: { city: 'Paris' } },
+            ],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', is_error: true, content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] }] },
+        ],
+      });
+    });
+
+    it('refuses a fifth cache_control breakpoint, as Anthropic does, and a breakpoint that is not ephemeral', () => {
+      const marked = { type: 'text', text: 'x', cache_control: { type: 'ephemeral' } };
+      expect(refusal({ ...base, system: [marked, marked], messages: [{ role: 'user', content: [marked, marked, marked] }] })).toMatchObject({ code: 'request.invalid_body', param: 'cache_control' });
+      expect(parseMessagesRequest({ ...base, system: [marked, marked], messages: [{ role: 'user', content: [marked, marked] }] }).anthropic?.system).toHaveLength(2);
+      expect(refusal({ ...base, messages: [{ role: 'user', content: [{ ...marked, cache_control: { type: 'forever' } }] }] })).toMatchObject({ code: 'request.invalid_body' });
+    });
+
+    it("prices the running turn's thinking, which Anthropic reads and bills, and not earlier turns', which it strips", () => {
+      const thinking = (text: string) => ({ type: 'thinking', thinking: text, signature: 'sig' });
+      const loop = (earlier: string, running: string): unknown => ({
+        ...base,
+        messages: [
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: [thinking(earlier), { type: 'text', text: 'ok' }] },
+          { role: 'user', content: 'two' },
+          { role: 'assistant', content: [thinking(running), { type: 'tool_use', id: 't1', name: 'weather', input: {} }] },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'sunny' }] },
+        ],
+      });
+      const plain = estimateInputTokens(parseMessagesRequest(loop('', '')));
+
+      expect(estimateInputTokens(parseMessagesRequest(loop('x'.repeat(4000), '')))).toBe(plain);
+      expect(estimateInputTokens(parseMessagesRequest(loop('', 'x'.repeat(4000))))).toBe(plain + 1000);
+    });
   });
 
   it.each([
@@ -168,6 +247,6 @@ describe('parseMessagesRequest', () => {
   });
 
   it('does not need max_tokens for count_tokens', () => {
-    expect(parseMessagesRequest({ model: base.model, messages: base.messages }, { countTokens: true })).toEqual({ model: base.model, messages: base.messages });
+    expect(neutral({ model: base.model, messages: base.messages }, { countTokens: true })).toEqual({ model: base.model, messages: base.messages });
   });
 });

@@ -1,7 +1,9 @@
+import type { Base64ImageSource, CacheControlEphemeral, ContentBlockParam, ImageBlockParam, MessageParam, TextBlockParam, Tool } from '@anthropic-ai/sdk/resources/messages';
 import Ajv from 'ajv';
 import { fieldError, GatewayError } from '../../../errors/gateway-error';
+import type { AnthropicNativeRequest } from '../../providers/domain/anthropic-native';
 import { MAX_MESSAGES, type ChatMessage, type ChatRequest, type ContentPart, type FunctionTool, type ReasoningEffort, type ToolCall, type ToolChoice } from '../../providers/domain/chat-request';
-import { ANTHROPIC_COUNT_TOKENS_SCHEMA, ANTHROPIC_REQUEST_SCHEMA } from '../domain/anthropic-request-schema';
+import { ANTHROPIC_COUNT_TOKENS_SCHEMA, ANTHROPIC_REQUEST_SCHEMA, MAX_CACHE_BREAKPOINTS } from '../domain/anthropic-request-schema';
 import { firstError, invalidBody } from './body-schema-errors';
 import { requireSomethingSaid } from './chat-request-validator';
 
@@ -13,31 +15,35 @@ import { requireSomethingSaid } from './chat-request-validator';
  */
 
 type Maybe<T> = T | null | undefined;
-interface TextBlock {
+interface Cached {
+  cache_control?: Maybe<CacheControlEphemeral>;
+}
+interface TextBlock extends Cached {
   type: 'text';
   text: string;
 }
-interface ImageBlock {
+interface ImageBlock extends Cached {
   type: 'image';
   source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 }
-interface ToolUseBlock {
+interface ToolUseBlock extends Cached {
   type: 'tool_use';
   id: string;
   name: string;
   input: Record<string, unknown>;
 }
-interface ToolResultBlock {
+interface ToolResultBlock extends Cached {
   type: 'tool_result';
   tool_use_id: string;
   content?: Maybe<string | Array<TextBlock | ImageBlock>>;
   is_error?: Maybe<boolean>;
 }
-type Block = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | { type: 'thinking' | 'redacted_thinking' };
+type Block = TextBlock | ImageBlock | ToolUseBlock | ToolResultBlock | { type: 'thinking'; thinking: string; signature?: Maybe<string> } | { type: 'redacted_thinking'; data: string };
 interface RawMessage {
   role: 'user' | 'assistant';
   content: string | Block[];
 }
+type RawTool = { name: string; description?: Maybe<string>; input_schema: Record<string, unknown> } & Cached;
 interface RawRequest {
   model: string;
   max_tokens?: Maybe<number>;
@@ -48,7 +54,7 @@ interface RawRequest {
   top_p?: Maybe<number>;
   top_k?: Maybe<number>;
   stream?: Maybe<boolean>;
-  tools?: Maybe<Array<{ name: string; description?: Maybe<string>; input_schema: Record<string, unknown> }>>;
+  tools?: Maybe<RawTool[]>;
   tool_choice?: Maybe<{ type: 'auto' | 'any' | 'tool' | 'none'; name?: string; disable_parallel_tool_use?: Maybe<boolean> }>;
   metadata?: Maybe<{ user_id?: Maybe<string> }>;
   thinking?: Maybe<{ type: 'enabled'; budget_tokens: number } | { type: 'disabled' }>;
@@ -77,6 +83,7 @@ export function parseMessagesRequest(body: unknown, { countTokens = false } = {}
   if (!validate(body)) throw invalidBody(firstError(validate.errors ?? []));
   const request = neutral(body);
   requireSomethingSaid(request);
+  request.anthropic = nativeRequest(body);
   return request;
 }
 
@@ -146,7 +153,7 @@ function imagePart(block: ImageBlock): ContentPart {
   return { type: 'image_url', image_url: { url: source.type === 'base64' ? `data:${source.media_type};base64,${source.data}` : source.url } };
 }
 
-function neutralTool(tool: NonNullable<RawRequest['tools']>[number]): FunctionTool {
+function neutralTool(tool: RawTool): FunctionTool {
   const declared: FunctionTool['function'] = { name: tool.name, parameters: tool.input_schema };
   if (tool.description != null) declared.description = tool.description;
   return { type: 'function', function: declared };
@@ -167,4 +174,78 @@ function neutralToolChoice(choice: NonNullable<RawRequest['tool_choice']>): Tool
 export function reasoningEffort(budgetTokens: number): ReasoningEffort {
   if (budgetTokens < 4096) return 'low';
   return budgetTokens < 16384 ? 'medium' : 'high';
+}
+
+/**
+ * The body as Anthropic takes it, for an Anthropic model to read whole (docs/decisions.md,
+ * "Anthropic passthrough"): known fields alone, block by block, `cache_control` kept (at most
+ * MAX_CACHE_BREAKPOINTS, as Anthropic allows), and thinking blocks only in assistant turns and
+ * with the signature Anthropic checks them by.
+ */
+function nativeRequest(raw: RawRequest): AnthropicNativeRequest {
+  const breakpoints = { count: 0 };
+  const native: AnthropicNativeRequest = {
+    messages: raw.messages.map((message): MessageParam => ({
+      role: message.role,
+      content: typeof message.content === 'string' ? message.content : message.content.flatMap((block) => nativeBlock(block, message.role, breakpoints)),
+    })),
+  };
+  if (raw.system != null) native.system = typeof raw.system === 'string' ? raw.system : raw.system.map((block) => nativeText(block, breakpoints));
+  if (raw.tools != null)
+    native.tools = raw.tools.map((tool) =>
+      cached<Tool>({ name: tool.name, input_schema: { ...tool.input_schema, type: 'object' }, ...(tool.description != null && { description: tool.description }) }, tool, breakpoints),
+    );
+  if (raw.thinking?.type === 'enabled') native.thinking = { type: 'enabled', budget_tokens: raw.thinking.budget_tokens };
+  if (raw.top_k != null) native.top_k = raw.top_k;
+  if (breakpoints.count > MAX_CACHE_BREAKPOINTS) {
+    throw fieldError('request.invalid_body', 'cache_control', `at most ${MAX_CACHE_BREAKPOINTS} blocks and tools may carry cache_control; found ${breakpoints.count}`);
+  }
+  return native;
+}
+
+function nativeBlock(block: Block, role: RawMessage['role'], breakpoints: { count: number }): ContentBlockParam[] {
+  switch (block.type) {
+    case 'text':
+      return [nativeText(block, breakpoints)];
+    case 'image':
+      return [nativeImage(block, breakpoints)];
+    case 'tool_use':
+      return [cached<ContentBlockParam>({ type: 'tool_use', id: block.id, name: block.name, input: block.input }, block, breakpoints)];
+    case 'tool_result': {
+      const { content } = block;
+      const parts = typeof content === 'string' || content == null ? content : content.map((part) => (part.type === 'text' ? nativeText(part, breakpoints) : nativeImage(part, breakpoints)));
+      return [
+        cached<ContentBlockParam>(
+          { type: 'tool_result', tool_use_id: block.tool_use_id, ...(parts != null && { content: parts }), ...(block.is_error != null && { is_error: block.is_error }) },
+          block,
+          breakpoints,
+        ),
+      ];
+    }
+    // Thinking is the model's: in a user's turn it is no thinking Anthropic gave, and is left out.
+    case 'thinking':
+      return block.signature == null || role !== 'assistant' ? [] : [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
+    case 'redacted_thinking':
+      return role !== 'assistant' ? [] : [{ type: 'redacted_thinking', data: block.data }];
+  }
+}
+
+function nativeText(block: TextBlock, breakpoints: { count: number }): TextBlockParam {
+  return cached<TextBlockParam>({ type: 'text', text: block.text }, block, breakpoints);
+}
+
+function nativeImage(block: ImageBlock, breakpoints: { count: number }): ImageBlockParam {
+  const { source } = block;
+  // A media type Anthropic does not read is its to refuse, as a direct call would be.
+  const copied =
+    source.type === 'base64' ? { type: 'base64' as const, media_type: source.media_type as Base64ImageSource['media_type'], data: source.data } : { type: 'url' as const, url: source.url };
+  return cached<ImageBlockParam>({ type: 'image', source: copied }, block, breakpoints);
+}
+
+/** `target` with the breakpoint `source` sets, counted. */
+function cached<T extends object>(target: T, source: Cached, breakpoints: { count: number }): T {
+  const control = source.cache_control;
+  if (control == null) return target;
+  breakpoints.count += 1;
+  return { ...target, cache_control: { type: 'ephemeral', ...(control.ttl != null && { ttl: control.ttl }) } };
 }

@@ -6,9 +6,14 @@ import { asSchema, INTEGER, nullable, object, STRING, type JsonSchema } from '..
 import { ApiPaid, PAID_ANSWER_HEADERS } from '../../payments/http/paid-route-openapi';
 import { ANTHROPIC_COUNT_TOKENS_SCHEMA, ANTHROPIC_REQUEST_SCHEMA, MESSAGES_EXAMPLE } from '../domain/anthropic-request-schema';
 
-/** POST /v1/messages and its count_tokens (spec 4.10), for the OpenAPI document: Anthropic's message and events (anthropic-codec.ts). */
+/** POST /v1/messages and its count_tokens (spec 4.10), for the OpenAPI document: Anthropic's message and events (anthropic-codec.ts); thinking blocks and pause_turn come from Anthropic models alone. */
 const BLOCK: JsonSchema = {
-  oneOf: [object({ type: { const: 'text' }, text: STRING }), object({ type: { const: 'tool_use' }, id: STRING, name: STRING, input: { type: 'object' } })],
+  oneOf: [
+    object({ type: { const: 'text' }, text: STRING }),
+    object({ type: { const: 'tool_use' }, id: STRING, name: STRING, input: { type: 'object' } }),
+    object({ type: { const: 'thinking' }, thinking: STRING, signature: STRING }),
+    object({ type: { const: 'redacted_thinking' }, data: STRING }),
+  ],
 };
 
 const MESSAGE: JsonSchema = object({
@@ -17,7 +22,7 @@ const MESSAGE: JsonSchema = object({
   role: { const: 'assistant' },
   model: STRING,
   content: { type: 'array', items: BLOCK },
-  stop_reason: nullable({ type: 'string', enum: ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal'] }),
+  stop_reason: nullable({ type: 'string', enum: ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'refusal', 'pause_turn'] }),
   stop_sequence: nullable(STRING),
   usage: object({ input_tokens: INTEGER, output_tokens: INTEGER }),
 });
@@ -45,7 +50,7 @@ export const ApiMessages = (): MethodDecorator =>
     ApiResponse({
       status: 200,
       description:
-        'the message; with `stream: true`, server-sent events named message_start, content_block_start, content_block_delta, content_block_stop, message_delta, message_stop, with ping as the keep-alive and error on a failure midway',
+        'the message; with `stream: true`, server-sent events named message_start, content_block_start, content_block_delta (text_delta, input_json_delta, and from Anthropic models thinking_delta and signature_delta), content_block_stop, message_delta, message_stop, with ping as the keep-alive and error on a failure midway',
       headers: {
         ...PAID_ANSWER_HEADERS,
         'x-gw-session': { description: 'session token', schema: { type: 'string' } },

@@ -3,6 +3,8 @@
  * request every provider adapter takes, so it lives beside the providers' port and answer types.
  */
 
+import type { AnthropicNativeRequest } from './anthropic-native';
+
 export const CHAT_ROLES = ['system', 'user', 'assistant', 'tool', 'developer'] as const;
 export type ChatRole = (typeof CHAT_ROLES)[number];
 
@@ -82,6 +84,8 @@ export interface ChatRequest {
   user?: string;
   metadata?: Record<string, string>;
   service_tier?: (typeof SERVICE_TIERS)[number];
+  /** What only Anthropic reads, set by the Messages surface (docs/decisions.md, "Anthropic passthrough"). */
+  anthropic?: AnthropicNativeRequest;
 }
 
 /**
