@@ -229,27 +229,29 @@ describe('attacks on the Anthropic passthrough of /v1/messages', () => {
 
     it.each([
       [
-        '100,000 redacted_thinking blocks',
+        '30,000 redacted_thinking blocks',
         [
           { role: 'user', content: 'Hi' },
-          { role: 'assistant', content: Array.from({ length: 100_000 }, () => ({ type: 'redacted_thinking', data: 'x'.repeat(64) })) },
+          { role: 'assistant', content: Array.from({ length: 30_000 }, () => ({ type: 'redacted_thinking', data: 'x'.repeat(300) })) },
         ],
       ],
       [
-        '100,000 signed thinking blocks',
+        '20,000 signed thinking blocks',
         [
           { role: 'user', content: 'Hi' },
-          { role: 'assistant', content: Array.from({ length: 100_000 }, () => ({ type: 'thinking', thinking: 'x'.repeat(64), signature: 'sig' })) },
+          { role: 'assistant', content: Array.from({ length: 20_000 }, () => ({ type: 'thinking', thinking: 'x'.repeat(400), signature: 'sig' })) },
         ],
       ],
       [
-        'a tool_result of 100,000 text parts',
-        [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: Array.from({ length: 100_000 }, () => ({ type: 'text', text: 'x'.repeat(64) })) }] }],
+        'a tool_result of 30,000 text parts',
+        [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: Array.from({ length: 30_000 }, () => ({ type: 'text', text: 'x'.repeat(300) })) }] }],
       ],
-      ['100,000 cache_control blocks', [{ role: 'user', content: Array.from({ length: 100_000 }, () => ({ type: 'text', text: 'x'.repeat(64), cache_control: { type: 'ephemeral' } })) }]],
+      ['15,000 cache_control blocks', [{ role: 'user', content: Array.from({ length: 15_000 }, () => ({ type: 'text', text: 'x'.repeat(500), cache_control: { type: 'ephemeral' } })) }]],
     ])('answers or refuses %s within two seconds, never 500', async (_what, messages) => {
       const { status, ms } = await timed({ model: CLAUDE, max_tokens: 16, messages });
 
+      // Within the body bounds (10 MiB, 100,000 values), so the codec, the estimate and the guard all run.
+      expect(status).not.toBe(413);
       expect(status).not.toBe(500);
       expect(ms).toBeLessThan(2000);
     });
