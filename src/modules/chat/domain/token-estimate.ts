@@ -111,11 +111,15 @@ export function nativeInputExtras(native: AnthropicNativeRequest | undefined): {
   return extras;
 }
 
-/** Where the running turn starts: after the last user message that says something other than tool results. */
+/**
+ * Where the running turn starts: after the last user message that answers no tool call. Tool
+ * results continue the tool loop's turn, whose thinking Anthropic wants back and reads, even when
+ * text comes with them; counting that thinking is the side a quote may err on.
+ */
 function currentTurnStart(messages: AnthropicNativeRequest['messages']): number {
   for (let index = messages.length - 1; index >= 0; index--) {
     const { role, content } = messages[index];
-    if (role === 'user' && (typeof content === 'string' || content.some((block) => block.type !== 'tool_result'))) return index + 1;
+    if (role === 'user' && (typeof content === 'string' || !content.some((block) => block.type === 'tool_result'))) return index + 1;
   }
   return 0;
 }

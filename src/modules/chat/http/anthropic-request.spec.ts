@@ -209,6 +209,25 @@ describe('parseMessagesRequest', () => {
       expect(refusal({ ...base, messages: [{ role: 'user', content: [{ ...marked, cache_control: { type: 'forever' } }] }] })).toMatchObject({ code: 'request.invalid_body' });
     });
 
+    it('refuses an image or a tool_result in an assistant turn, which the neutral request (the estimate, the guard) has no place for', () => {
+      const image = { type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } };
+      const result = { type: 'tool_result', tool_use_id: 'toolu_1', content: 'text the guard never read' };
+      for (const block of [image, result]) {
+        expect(
+          refusal({
+            ...base,
+            messages: [
+              { role: 'user', content: 'Hi' },
+              { role: 'assistant', content: [block] },
+            ],
+          }),
+        ).toMatchObject({
+          code: 'request.invalid_body',
+          param: 'messages[1].content',
+        });
+      }
+    });
+
     it("prices the running turn's thinking, which Anthropic reads and bills, and not earlier turns', which it strips", () => {
       const thinking = (text: string) => ({ type: 'thinking', thinking: text, signature: 'sig' });
       const loop = (earlier: string, running: string): unknown => ({

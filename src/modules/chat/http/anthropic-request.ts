@@ -118,7 +118,7 @@ function systemText(system: RawRequest['system']): string {
  */
 function neutralMessages(message: RawMessage, index: number): ChatMessage[] {
   if (typeof message.content === 'string') return [{ role: message.role, content: message.content }];
-  if (message.role === 'assistant') return [assistantMessage(message.content)];
+  if (message.role === 'assistant') return [assistantMessage(message.content, index)];
   const results: ChatMessage[] = [];
   const parts: ContentPart[] = [];
   for (const block of message.content) {
@@ -130,12 +130,20 @@ function neutralMessages(message: RawMessage, index: number): ChatMessage[] {
   return parts.length > 0 || results.length === 0 ? [...results, { role: 'user', content: parts }] : results;
 }
 
-function assistantMessage(blocks: Block[]): ChatMessage {
+/**
+ * An assistant's text and tool calls. Images and tool results are the user's to send: the neutral
+ * request has no place for them in an assistant turn, so the estimate and the prompt guard would
+ * never see what the Anthropic slot forwarded, and they are refused as tool_use is in a user's turn.
+ */
+function assistantMessage(blocks: Block[], index: number): ChatMessage {
   const text: string[] = [];
   const calls: ToolCall[] = [];
   for (const block of blocks) {
     if (block.type === 'text') text.push(block.text);
     else if (block.type === 'tool_use') calls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input) } });
+    else if (block.type === 'image' || block.type === 'tool_result') {
+      throw fieldError('request.invalid_body', `messages[${index}].content`, `messages[${index}].content: ${block.type} blocks belong to user messages`);
+    }
   }
   const message: ChatMessage = { role: 'assistant', content: text.join('') };
   if (calls.length > 0) message.tool_calls = calls;
