@@ -16,7 +16,7 @@ import { emptyRedisDatabase } from '../test/support/services';
 import { runOpenLoop, type LoadResult, type LoadSpec } from './harness/open-loop';
 import { percentiles, type Percentiles } from './harness/percentiles';
 import { REPO, startBenchGateway, startFakeProvider } from './harness/bench-stack';
-import { cpuPlan, peakRssMb, pinSelf, startPinned, type Started } from './harness/processes';
+import { cpuPlan, cpuTimeMs, peakRssMb, pinSelf, startPinned, type Started } from './harness/processes';
 import { sweepRates, type SweepCrossing } from './harness/rate-sweep';
 
 const quick = process.argv.includes('--quick');
@@ -50,6 +50,8 @@ interface Row {
   errors: number;
   latency: Percentiles;
   firstByte?: Percentiles;
+  /** The gateway's CPU per request over the runs, where measured. */
+  cpuMsPerRequest?: number;
 }
 
 interface QuoteSweep {
@@ -71,7 +73,7 @@ async function main(): Promise<void> {
   const gatewayEnv = (cacheTtl: string): Record<string, string> => ({ ...world.env, GW_CACHE_TTL_SECS: cacheTtl });
   const rows: Row[] = [];
   const running: Started[] = [fake];
-  const record = (scenario: string, rate: number, results: LoadResult[]): Row => {
+  const record = (scenario: string, rate: number, results: LoadResult[], cpuMsPerRequest?: number): Row => {
     const pooled = (pick: (result: LoadResult) => Float64Array | null): Float64Array => Float64Array.from(results.flatMap((result) => [...(pick(result) ?? [])]));
     const firstByte = pooled((result) => result.firstByteMs);
     const row: Row = {
@@ -81,6 +83,7 @@ async function main(): Promise<void> {
       errors: results.reduce((sum, result) => sum + result.errors, 0),
       latency: percentiles(pooled((result) => result.latenciesMs)),
       ...(firstByte.length > 0 ? { firstByte: percentiles(firstByte) } : {}),
+      ...(cpuMsPerRequest !== undefined && { cpuMsPerRequest }),
     };
     rows.push(row);
     return row;
@@ -90,16 +93,24 @@ async function main(): Promise<void> {
    * Two scenarios compared with each other, in turns A B B A of half a run each, their samples
    * pooled: whichever runs second inherits the first's garbage and queue, and the turns cancel that
    * out of the comparison (a plain A then B put 16 percent on B's p50 at 200/s when both cost the
-   * same CPU per request).
+   * same CPU per request). The gateway's CPU per request is measured beside them (`pid`).
    */
-  const measureInTurns = async (a: [string, Omit<LoadSpec, 'durationMs'>], b: [string, Omit<LoadSpec, 'durationMs'>]): Promise<void> => {
+  const measureInTurns = async (pid: number, a: [string, Omit<LoadSpec, 'durationMs'>], b: [string, Omit<LoadSpec, 'durationMs'>]): Promise<void> => {
     const half = (SECONDS * 1000) / 2;
-    const results = new Map<string, LoadResult[]>([
-      [a[0], []],
-      [b[0], []],
+    const turns = new Map<string, { results: LoadResult[]; cpuMs: number }>([
+      [a[0], { results: [], cpuMs: 0 }],
+      [b[0], { results: [], cpuMs: 0 }],
     ]);
-    for (const [scenario, spec] of [a, b, b, a]) results.get(scenario)?.push(await runOpenLoop({ ...spec, durationMs: half }));
-    for (const [scenario, spec] of [a, b]) record(scenario, spec.rate, results.get(scenario) ?? []);
+    for (const [scenario, spec] of [a, b, b, a]) {
+      const turn = turns.get(scenario) as { results: LoadResult[]; cpuMs: number };
+      const before = await cpuTimeMs(pid);
+      turn.results.push(await runOpenLoop({ ...spec, durationMs: half }));
+      turn.cpuMs += (await cpuTimeMs(pid)) - before;
+    }
+    for (const [scenario, spec] of [a, b]) {
+      const { results, cpuMs } = turns.get(scenario) as { results: LoadResult[]; cpuMs: number };
+      record(scenario, spec.rate, results, cpuMs / results.reduce((sum, result) => sum + result.sent, 0));
+    }
   };
   try {
     const gateway = await startBenchGateway(gatewayPort, fakePort, cpus.server, gatewayEnv('0'));
@@ -130,7 +141,7 @@ async function main(): Promise<void> {
 
     for (const rate of OVERHEAD_RATES) {
       await measure('fake provider directly (control)', { ...direct, rate });
-      await measureInTurns(['gateway, free path', { ...free, rate }], [MESSAGES_FREE, { ...freeMessages, rate }]);
+      await measureInTurns(gateway.child.pid as number, ['gateway, free path', { ...free, rate }], [MESSAGES_FREE, { ...freeMessages, rate }]);
       await measure('Portkey gateway', { ...viaPortkey, rate });
     }
     for (const rate of quick ? [500] : [1000, 2500, 3000]) await measure('gateway, 402 quote', { ...quoteSpec, rate, expectStatus: 402 });
@@ -210,7 +221,9 @@ function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number
     const control = find('fake provider directly (control)', rate).latency;
     const ours = find('gateway, free path', rate).latency;
     const peer = find('Portkey gateway', rate).latency;
-    const messages = find(MESSAGES_FREE, rate).latency;
+    const messagesRow = find(MESSAGES_FREE, rate);
+    const messages = messagesRow.latency;
+    const cpu = (row: Row): string => (row.cpuMsPerRequest === undefined ? '' : row.cpuMsPerRequest.toFixed(3));
     const over = (p: Percentiles, k: keyof Percentiles): number => Math.max(0, p[k] - control[k]);
     return {
       'rate/s': rate,
@@ -224,6 +237,8 @@ function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number
       'messages p99 ms': ms(over(messages, 'p99')),
       'ratio p50 (messages/chat)': (over(messages, 'p50') / over(ours, 'p50')).toFixed(2),
       'ratio p99 (messages/chat)': (over(messages, 'p99') / over(ours, 'p99')).toFixed(2),
+      'CPU ms/request chat': cpu(find('gateway, free path', rate)),
+      'CPU ms/request messages': cpu(messagesRow),
     };
   });
   console.log('\ngateway overhead = latency through the gateway minus latency of the fake called directly, per percentile; /v1/messages against chat: at most 1.10');

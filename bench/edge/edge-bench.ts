@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { startBenchGateway, startFakeProvider } from '../harness/bench-stack';
 import { percentiles } from '../harness/percentiles';
-import { cpuPlan, peakRssMb, pinSelf } from '../harness/processes';
+import { cpuPlan, cpuTimeMs, peakRssMb, pinSelf } from '../harness/processes';
 
 /**
  * `npm run bench:edge` (not in CI): the attacks of the open-edge review (docs/decisions.md, "The open
@@ -18,7 +17,6 @@ import { cpuPlan, peakRssMb, pinSelf } from '../harness/processes';
 const GATEWAY_PORT = 18_402;
 const FAKE_PORT = 18_403;
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
-const CLOCK_TICKS_PER_SECOND = 100;
 const LEGIT_INTERVAL_MS = 50;
 const MiB = 1024 * 1024;
 
@@ -39,12 +37,6 @@ interface Row {
   legitFailed: number;
   legitTotal: number;
   peakRssMb: number | null;
-}
-
-/** The gateway's user and system CPU so far, in milliseconds (Linux /proc). */
-async function cpuMs(pid: number): Promise<number> {
-  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** Writes `head` then `body` on a connection of its own and waits for any answer or the close (at most `holdMs`). */
@@ -170,11 +162,11 @@ async function main(): Promise<void> {
     const pid = gateway.child.pid as number;
     try {
       const legit = legitimateClient();
-      const before = await cpuMs(pid);
+      const before = await cpuTimeMs(pid);
       let requests = 0;
       const started = performance.now();
       while (requests === 0 || performance.now() - started < ATTACK_MS) requests += await attack.run();
-      const spent = (await cpuMs(pid)) - before;
+      const spent = (await cpuTimeMs(pid)) - before;
       const { latenciesMs, failed } = await legit.stop();
       const p99 = latenciesMs.length > 0 ? percentiles(Float64Array.from(latenciesMs)).p99 : NaN;
       rows.push({ attack: attack.name, requests, cpuMsPerRequest: spent / requests, legitP99Ms: p99, legitFailed: failed, legitTotal: latenciesMs.length + failed, peakRssMb: await peakRssMb(pid) });

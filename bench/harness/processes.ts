@@ -52,6 +52,15 @@ export function cpuPlan(): { server: number | null; client: number | null } {
   return availableParallelism() >= 2 ? { server: 0, client: 1 } : { server: null, client: null };
 }
 
+/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these ticks. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** A process's user and system CPU so far, in milliseconds (Linux /proc). */
+export async function cpuTimeMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
 /** Peak resident memory (MB) of a process so far, from /proc (Linux); null elsewhere. */
 export async function peakRssMb(pid: number): Promise<number | null> {
   try {
