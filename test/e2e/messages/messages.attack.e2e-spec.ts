@@ -443,7 +443,10 @@ describe('a /v1/messages stream whose client stops reading', () => {
     await new Promise((resolve) => setTimeout(resolve, 4000));
     // A paused socket sees the gateway's close only once it reads what the buffers hold.
     stalled.socket.resume();
-    const closed = await Promise.race([stalled.closed.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 5000))]);
+    let bound: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([stalled.closed.then(() => true), new Promise<boolean>((resolve) => (bound = setTimeout(() => resolve(false), 5000)))]);
+    // Cleared, so the bound's timer does not hold the test process open past the run.
+    clearTimeout(bound);
     stalled.destroy();
 
     expect(closed).toBe(true);
