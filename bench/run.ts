@@ -40,8 +40,14 @@ const SWEEP_RATES = quick ? [scaled(100), scaled(400), scaled(1000)] : [25, 50, 
 const sweepStepMs = (rate: number): number => (quick ? 500 : Math.max(4_000, Math.ceil((300 / rate) * 1000)));
 /** Redis database of the sweep's gateways, emptied before each: the test suites use 0, 7, 8 and 12. */
 const SWEEP_REDIS_DB = 14;
-/** The free path on /v1/messages, whose overhead is compared with chat's free path in the same run. */
+/** The free path on /v1/messages, whose overhead is compared with chat's free path in the same run, in turns with it. */
 const MESSAGES_FREE = 'gateway, free path, /v1/messages';
+/** Chat's free path in those turns: the other side of the comparison (the plain free-path row is Portkey's). */
+const CHAT_IN_TURNS = 'gateway, free path, chat in turns with /v1/messages';
+/** Each turn of that comparison: a second, so that a pause or drift of a few seconds falls on both sides. */
+const TURN_MS = quick ? 250 : 1000;
+/** How long each side of the comparison runs in all: twice a run, since a pause in one turn moves its percentiles. */
+const TURNS_TOTAL_MS = 2 * SECONDS * 1000;
 
 interface Row {
   scenario: string;
@@ -90,21 +96,22 @@ async function main(): Promise<void> {
   };
   const measure = async (scenario: string, spec: Omit<LoadSpec, 'durationMs'>, durationMs = SECONDS * 1000): Promise<Row> => record(scenario, spec.rate, [await runOpenLoop({ ...spec, durationMs })]);
   /**
-   * Two scenarios compared with each other, in turns A B B A of half a run each, their samples
-   * pooled: whichever runs second inherits the first's garbage and queue, and the turns cancel that
-   * out of the comparison (a plain A then B put 16 percent on B's p50 at 200/s when both cost the
-   * same CPU per request). The gateway's CPU per request is measured beside them (`pid`).
+   * Two scenarios compared with each other, in turns A B B A ... of TURN_MS each, TURNS_TOTAL_MS
+   * for each in all, their samples pooled. Run one after the other, the second inherits the first's
+   * garbage and queue (16 percent on B's p50 at 200/s), and in two halves a pause of a few seconds
+   * still fell on one side (p50 ratios of 0.89 and 1.23 in two runs), when both cost the same CPU
+   * per request. The gateway's CPU per request is measured beside them (`pid`).
    */
   const measureInTurns = async (pid: number, a: [string, Omit<LoadSpec, 'durationMs'>], b: [string, Omit<LoadSpec, 'durationMs'>]): Promise<void> => {
-    const half = (SECONDS * 1000) / 2;
     const turns = new Map<string, { results: LoadResult[]; cpuMs: number }>([
       [a[0], { results: [], cpuMs: 0 }],
       [b[0], { results: [], cpuMs: 0 }],
     ]);
-    for (const [scenario, spec] of [a, b, b, a]) {
+    const order = Array.from({ length: Math.max(1, Math.round(TURNS_TOTAL_MS / (2 * TURN_MS))) }, () => [a, b, b, a]).flat();
+    for (const [scenario, spec] of order) {
       const turn = turns.get(scenario) as { results: LoadResult[]; cpuMs: number };
       const before = await cpuTimeMs(pid);
-      turn.results.push(await runOpenLoop({ ...spec, durationMs: half }));
+      turn.results.push(await runOpenLoop({ ...spec, durationMs: TURN_MS }));
       turn.cpuMs += (await cpuTimeMs(pid)) - before;
     }
     for (const [scenario, spec] of [a, b]) {
@@ -141,7 +148,8 @@ async function main(): Promise<void> {
 
     for (const rate of OVERHEAD_RATES) {
       await measure('fake provider directly (control)', { ...direct, rate });
-      await measureInTurns(gateway.child.pid as number, ['gateway, free path', { ...free, rate }], [MESSAGES_FREE, { ...freeMessages, rate }]);
+      await measure('gateway, free path', { ...free, rate });
+      await measureInTurns(gateway.child.pid as number, [CHAT_IN_TURNS, { ...free, rate }], [MESSAGES_FREE, { ...freeMessages, rate }]);
       await measure('Portkey gateway', { ...viaPortkey, rate });
     }
     for (const rate of quick ? [500] : [1000, 2500, 3000]) await measure('gateway, 402 quote', { ...quoteSpec, rate, expectStatus: 402 });
@@ -223,6 +231,8 @@ function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number
     const peer = find('Portkey gateway', rate).latency;
     const messagesRow = find(MESSAGES_FREE, rate);
     const messages = messagesRow.latency;
+    const chatRow = find(CHAT_IN_TURNS, rate);
+    const chat = chatRow.latency;
     const cpu = (row: Row): string => (row.cpuMsPerRequest === undefined ? '' : row.cpuMsPerRequest.toFixed(3));
     const over = (p: Percentiles, k: keyof Percentiles): number => Math.max(0, p[k] - control[k]);
     return {
@@ -235,9 +245,11 @@ function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number
       'ratio p99 (ours/Portkey)': (over(ours, 'p99') / over(peer, 'p99')).toFixed(2),
       'messages p50 ms': ms(over(messages, 'p50')),
       'messages p99 ms': ms(over(messages, 'p99')),
-      'ratio p50 (messages/chat)': (over(messages, 'p50') / over(ours, 'p50')).toFixed(2),
-      'ratio p99 (messages/chat)': (over(messages, 'p99') / over(ours, 'p99')).toFixed(2),
-      'CPU ms/request chat': cpu(find('gateway, free path', rate)),
+      'chat in turns p50 ms': ms(over(chat, 'p50')),
+      'chat in turns p99 ms': ms(over(chat, 'p99')),
+      'ratio p50 (messages/chat)': (over(messages, 'p50') / over(chat, 'p50')).toFixed(2),
+      'ratio p99 (messages/chat)': (over(messages, 'p99') / over(chat, 'p99')).toFixed(2),
+      'CPU ms/request chat': cpu(chatRow),
       'CPU ms/request messages': cpu(messagesRow),
     };
   });
