@@ -109,6 +109,29 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, paid path, paying th
     expect(world.localnet.usdcBalance(world.recipient.publicKey) - before).toBe(amount);
   });
 
+  it('pays for a JSON answer from an Anthropic model that thinks: the message rebuilt from the stream the payment rode on is the one Anthropic sent', async () => {
+    const body = messagesBody({
+      model: 'anthropic/claude-sonnet-4',
+      max_tokens: 2048,
+      thinking: { type: 'enabled', budget_tokens: 1024 },
+      tools: [{ name: 'weather', input_schema: { type: 'object' } }],
+      messages: [{ role: 'user', content: 'Think, paid.' }],
+    });
+    world.upstreams.anthropic.script({ kind: 'reply', redactedThinking: true, toolCalls: [{ name: 'weather', arguments: { city: 'Lima', days: [1, 2] } }] });
+    const amount = BigInt((await routeQuote(gateway, MESSAGES_PATH, body)).accepts[0].amount);
+    const before = world.localnet.usdcBalance(world.recipient.publicKey);
+
+    const message = await client.messages.create(body);
+
+    expect(message.content).toEqual([
+      { type: 'redacted_thinking', data: expect.any(String) },
+      { type: 'thinking', thinking: 'fake thinking about: Think, paid.', signature: expect.any(String) },
+      { type: 'tool_use', id: expect.stringMatching(/^toolu_/), name: 'weather', input: { city: 'Lima', days: [1, 2] } },
+    ]);
+    expect(message).toMatchObject({ model: 'anthropic/claude-sonnet-4', stop_reason: 'tool_use', usage: { cache_creation_input_tokens: 0, service_tier: 'standard' } });
+    expect(world.localnet.usdcBalance(world.recipient.publicKey) - before).toBe(amount);
+  });
+
   it('charges a paid Anthropic stream once from its first thinking, and redelivers its thinking, signature and text, as Anthropic sent them, on an identical resend', async () => {
     const thinking = 'first this then that and then the other thing';
     const body = messagesBody({
