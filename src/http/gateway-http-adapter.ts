@@ -12,15 +12,24 @@ import { securityHeaders } from './security-headers';
 
 /** Payment headers may reach 50 KB (spec 5.1); Node's default of 16 KB would answer 431 first. */
 export const MAX_HEADER_BYTES = 64 * 1024;
+/** How often Node looks for a request head past its bound (its default, 30 s, would let a 10 s bound run to 40). */
+const HEAD_CHECK_INTERVAL_MS = 1000;
 
 /**
  * Nest's Express adapter with the server options Nest does not expose: the larger header limit,
  * errors raised by Node's HTTP parser (before Express sees the request) answered in the envelope
- * with the security headers and a request id, instead of Node's bare status line, and
- * `Expect: 100-continue` left for the edge to answer once it has judged the headers.
+ * with the security headers and a request id, instead of Node's bare status line,
+ * `Expect: 100-continue` left for the edge to answer once it has judged the headers, and a request
+ * head bounded in time as its body is: within `headTimeoutMs` (GW_BODY_READ_TIMEOUT_SECS) of the
+ * connection's first byte or the previous request, else 408 and closed (docs/decisions.md, "Slow
+ * clients hold nothing"). Node's own bound is 60 s: a connection that sent nothing, or trickled a
+ * header line now and then, was held for a minute or more.
  */
 export class GatewayHttpAdapter extends ExpressAdapter {
-  constructor(private readonly env: GatewayEnv) {
+  constructor(
+    private readonly env: GatewayEnv,
+    private readonly headTimeoutMs: number,
+  ) {
     super();
     this.getInstance().disable('x-powered-by');
     this.getInstance().set('etag', false);
@@ -28,7 +37,10 @@ export class GatewayHttpAdapter extends ExpressAdapter {
   }
 
   override initHttpServer(): void {
-    const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, this.getInstance());
+    const server = createServer(
+      { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: this.headTimeoutMs, connectionsCheckingInterval: Math.min(HEAD_CHECK_INTERVAL_MS, this.headTimeoutMs) },
+      this.getInstance(),
+    );
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.answerClientError(err, socket));
     deferContinue(server);
     // Node answers an Expect other than 100-continue itself, with a bare 417, unless this is heard.
