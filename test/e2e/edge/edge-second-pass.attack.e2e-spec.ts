@@ -1,6 +1,6 @@
 import type { RunningGateway } from '../../../src/gateway';
 import { startTestGateway } from '../../support/gateway-harness';
-import { RawConnection, requestHead } from '../../support/raw-http';
+import { RawConnection, requestFrom, requestHead } from '../../support/raw-http';
 import { TestRoutesModule } from '../../support/test-routes.module';
 
 /**
@@ -107,4 +107,18 @@ describe('the edge under a second attack', () => {
     }
     expect((await c.response)?.status).toBe(408);
   }, 15_000);
+
+  it('counts chat bodies its validation refuses in the unpaid budget, and refuses them unvalidated once it is spent', async () => {
+    // 33,000 blank text parts: valid JSON within every edge bound, read, parsed and validated whole before its 400.
+    const blank = JSON.stringify({ model: 'auto', messages: [{ role: 'user', content: Array.from({ length: 33_000 }, () => ({ type: 'text', text: ' ' })) }] });
+    const post = (from: string, path: string): Promise<number> =>
+      requestFrom(from, `${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: blank }).then((res) => res.status);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push(await post('127.0.0.30', '/v1/chat/completions'));
+    expect(statuses[0]).toBe(400);
+    expect(statuses.slice(2)).toEqual([429, 429]);
+    expect(await post('127.0.0.30', '/v1/messages')).toBe(429);
+    // Another client's budget is its own.
+    expect(await post('127.0.0.31', '/v1/messages')).toBe(400);
+  });
 });
