@@ -57,6 +57,15 @@ describe('the edge under a second attack', () => {
     await c.closed;
   });
 
+  it.each(['gzip, chunked', 'deflate,chunked'])('refuses Transfer-Encoding: %s 415 unread, rather than read the coded bytes as the body', async (coding) => {
+    const c = new RawConnection(gw.url, '127.0.0.32');
+    await c.write(requestHead('POST', '/test/echo', { ...JSON_TYPE, 'Transfer-Encoding': coding }) + chunk('{}') + '0\r\n\r\n');
+    const answer = await c.response;
+    expect(answer?.status).toBe(415);
+    expect(JSON.parse(answer?.body ?? '{}')).toMatchObject({ error: { code: 'request.unsupported_encoding' } });
+    await c.closed;
+  });
+
   it('answers nothing pipelined behind a 413 from the headers, nor sends 100-continue for it', async () => {
     const c = new RawConnection(gw.url, '127.0.0.24');
     await c.write(requestHead('POST', '/test/echo', { ...JSON_TYPE, 'Content-Length': 99_999_999, Expect: '100-continue' }) + requestHead('GET', '/health'));
