@@ -117,6 +117,32 @@ describe('the edge under a second attack', () => {
     expect((await c.response)?.status).toBe(408);
   }, 15_000);
 
+  it('times out a chunked body trickled in tiny chunks, as one with a Content-Length, 408 and closed', async () => {
+    const c = new RawConnection(gw.url, '127.0.0.33');
+    await c.write(requestHead('POST', '/test/echo', CHUNKED_JSON) + chunk('{"a":"'));
+    const trickle = setInterval(() => void c.write(chunk('x')), 100);
+    try {
+      expect(await within(8000, c.closed)).toBeUndefined();
+    } finally {
+      clearInterval(trickle);
+    }
+    expect((await c.response)?.status).toBe(408);
+  }, 15_000);
+
+  it('bounds the head of a kept-alive connection second request as the first', async () => {
+    const c = new RawConnection(gw.url, '127.0.0.34');
+    await c.write(requestHead('GET', '/health'));
+    expect((await c.response)?.status).toBe(200);
+    await c.write('GET /health HTTP/1.1\r\n');
+    const trickle = setInterval(() => void c.write('X-Slow: 1\r\n'), 200);
+    try {
+      expect(await within(8000, c.closed)).toBeUndefined();
+    } finally {
+      clearInterval(trickle);
+    }
+    expect((await c.answers(2)).map((answer) => answer.status)).toEqual([200, 408]);
+  }, 15_000);
+
   it('counts chat bodies its validation refuses in the unpaid budget, and refuses them unvalidated once it is spent', async () => {
     // 33,000 blank text parts: valid JSON within every edge bound, read, parsed and validated whole before its 400.
     const blank = JSON.stringify({ model: 'auto', messages: [{ role: 'user', content: Array.from({ length: 33_000 }, () => ({ type: 'text', text: ' ' })) }] });
@@ -129,5 +155,30 @@ describe('the edge under a second attack', () => {
     expect(await post('127.0.0.30', '/v1/messages')).toBe(429);
     // Another client's budget is its own.
     expect(await post('127.0.0.31', '/v1/messages')).toBe(400);
+  });
+});
+
+describe('chunked bodies in the per-client share of bytes in flight', () => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ GW_MAX_BODY_BYTES_IN_FLIGHT_PER_CLIENT: '100000' }, { imports: [TestRoutesModule] });
+  });
+  afterAll(() => gw.close());
+
+  it('counts a chunked body as it arrives: past the share 503 for that client, while another reads on', async () => {
+    const first = new RawConnection(gw.url, '127.0.0.40');
+    await first.write(requestHead('POST', '/test/echo', CHUNKED_JSON) + chunk(`{"a":"${'x'.repeat(80_000)}`));
+    // Another client's round trip, which the first body's bytes do not hold up; by its end they have been read.
+    expect((await requestFrom('127.0.0.41', `${gw.url}/test/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(200);
+    const second = new RawConnection(gw.url, '127.0.0.40');
+    await second.write(requestHead('POST', '/test/echo', CHUNKED_JSON) + chunk(`{"a":"${'x'.repeat(40_000)}`));
+    const refused = await second.response;
+    expect(refused?.status).toBe(503);
+    expect(JSON.parse(refused?.body ?? '{}')).toMatchObject({ error: { code: 'server.overloaded' } });
+    const other = new RawConnection(gw.url, '127.0.0.42');
+    await other.write(requestHead('POST', '/test/echo', CHUNKED_JSON) + chunk(`{"a":"${'x'.repeat(40_000)}"}`) + '0\r\n\r\n');
+    expect((await other.response)?.status).toBe(200);
+    first.destroy();
+    other.destroy();
   });
 });
