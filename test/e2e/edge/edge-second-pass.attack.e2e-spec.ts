@@ -153,6 +153,9 @@ describe('the edge under a second attack', () => {
     expect(statuses[0]).toBe(400);
     expect(statuses.slice(2)).toEqual([429, 429]);
     expect(await post('127.0.0.30', '/v1/messages')).toBe(429);
+    // A small body is validated without a look at the budget, and its refusal counted: past the budget, 429 too.
+    const small = await requestFrom('127.0.0.30', `${gw.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":"auto","messages":[]}' });
+    expect(small.status).toBe(429);
     // Another client's budget is its own.
     expect(await post('127.0.0.31', '/v1/messages')).toBe(400);
   });
