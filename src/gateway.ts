@@ -62,7 +62,7 @@ export class RunningGateway {
 
 /** Builds the Nest application around the HTTP edge and starts listening. */
 export async function startGateway(config: GatewayConfig, options: GatewayOptions & { notices?: ConfigNotice[] } = {}): Promise<RunningGateway> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), new GatewayHttpAdapter(config.env), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), new GatewayHttpAdapter(config.env, config.http.bodyReadTimeoutMs), {
     bodyParser: false,
     bufferLogs: true,
     abortOnError: false,

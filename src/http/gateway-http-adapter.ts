@@ -1,26 +1,36 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, STATUS_CODES, type IncomingMessage } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { GatewayEnv } from '../config/gateway-config';
 import { GatewayError } from '../errors/gateway-error';
 import { ConnectionGate } from './connection-gate';
-import { ERROR_STATUS, errorBody } from './error-response';
+import { ERROR_STATUS, errorBody, routeNotFound } from './error-response';
 import { deferContinue } from './expect-continue';
 import { REQUEST_ID_HEADER } from './request-context.middleware';
 import { securityHeaders } from './security-headers';
 
 /** Payment headers may reach 50 KB (spec 5.1); Node's default of 16 KB would answer 431 first. */
 export const MAX_HEADER_BYTES = 64 * 1024;
+/** How often Node looks for a request head past its bound (its default, 30 s, would let a 10 s bound run to 40). */
+const HEAD_CHECK_INTERVAL_MS = 1000;
 
 /**
  * Nest's Express adapter with the server options Nest does not expose: the larger header limit,
  * errors raised by Node's HTTP parser (before Express sees the request) answered in the envelope
- * with the security headers and a request id, instead of Node's bare status line, and
- * `Expect: 100-continue` left for the edge to answer once it has judged the headers.
+ * with the security headers and a request id, instead of Node's bare status line, a request
+ * whose target is not a path answered 404 and closed before Express,
+ * `Expect: 100-continue` left for the edge to answer once it has judged the headers, and a request
+ * head bounded in time as its body is: within `headTimeoutMs` (GW_BODY_READ_TIMEOUT_SECS) of the
+ * connection's first byte or the previous request, else 408 and closed (docs/decisions.md, "Slow
+ * clients hold nothing"). Node's own bound is 60 s: a connection that sent nothing, or trickled a
+ * header line now and then, was held for a minute or more.
  */
 export class GatewayHttpAdapter extends ExpressAdapter {
-  constructor(private readonly env: GatewayEnv) {
+  constructor(
+    private readonly env: GatewayEnv,
+    private readonly headTimeoutMs: number,
+  ) {
     super();
     this.getInstance().disable('x-powered-by');
     this.getInstance().set('etag', false);
@@ -28,7 +38,18 @@ export class GatewayHttpAdapter extends ExpressAdapter {
   }
 
   override initHttpServer(): void {
-    const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES }, this.getInstance());
+    const app = this.getInstance<(req: IncomingMessage, res: ServerResponse) => void>();
+    const server = createServer(
+      { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: this.headTimeoutMs, connectionsCheckingInterval: Math.min(HEAD_CHECK_INTERVAL_MS, this.headTimeoutMs) },
+      (req, res) => {
+        if (req.url?.startsWith('/')) return app(req, res);
+        // `*` (as in `OPTIONS *`): the edge's middleware is mounted on paths, which begin with `/`, so
+        // such a request met none of it and was answered by the router's 404 with its body unread on
+        // a kept-alive connection, for Node to drain past every bound of the edge (the second
+        // adversarial pass over the edge). An absolute URL, which the edge refused 404, is alike.
+        this.answerInEnvelope(routeNotFound(req.method ?? '', req.url ?? ''), req.socket);
+      },
+    );
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => this.answerClientError(err, socket));
     deferContinue(server);
     // Node answers an Expect other than 100-continue itself, with a bare 417, unless this is heard.

@@ -60,8 +60,8 @@ type BodyBytesRefusal = Extract<RejectionReason, 'body_bytes_in_flight' | 'clien
 /**
  * The route's body, read as cheaply as it can be refused (docs/decisions.md, "Bodies at the edge"):
  * an unmatched method and path is 404 and a body on a route that takes none 413, both unread; a
- * Content-Length over the route's limit 413, a Content-Encoding 415, a media type other than JSON
- * in UTF-8 415, all before a byte is read. Then the body is read within GW_BODY_READ_TIMEOUT_SECS
+ * Content-Length over the route's limit 413, a Content-Encoding (or a Transfer-Encoding other
+ * than chunked) 415, a media type other than JSON in UTF-8 415, all before a byte is read. Then the body is read within GW_BODY_READ_TIMEOUT_SECS
  * (408), under the bounds on bytes in flight, shared and per client network (503), its nesting
  * and its values counted as it arrives (400 past 64 levels, 413 past the route's values), and
  * parsed once complete; the exact bytes stay on `req.rawBody`. Every refusal closes the
@@ -157,13 +157,18 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** What the headers alone refuse, in this order: a route without a body, the declared length, the encoding, the media type, the charset. */
+/** What the headers alone refuse, in this order: a route without a body, the declared length, the encodings, the media type, the charset. */
 function headerRefusal(req: Request, path: string, limit: number, declared: number | null): GatewayError | null {
   if (limit === 0) return new GatewayError('request.body_too_large', `${req.method} ${path.slice(0, 200)} takes no request body`);
   if (declared !== null && declared > limit) return tooLarge(limit);
   const encoding = req.headers['content-encoding'];
   if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity')
     return new GatewayError('request.unsupported_encoding', 'request bodies must not be compressed: Content-Encoding must be identity or absent');
+  // Node decodes only `chunked` and hands on the bytes of any coding named before it (`gzip, chunked`)
+  // as they came: the edge would read as the body what a proxy that decodes them reads otherwise.
+  const transfer = req.headers['transfer-encoding'];
+  if (transfer !== undefined && transfer.trim().toLowerCase() !== 'chunked')
+    return new GatewayError('request.unsupported_encoding', 'request bodies must not be compressed: Transfer-Encoding must be chunked or absent');
   if (!typeis(req, JSON_TYPES)) return new GatewayError('request.unsupported_content_type', 'Content-Type must be application/json');
   const charset = parseContentType(req.headers['content-type'] ?? '').parameters.charset;
   if (charset !== undefined && !UTF8.test(charset)) return new GatewayError('request.unsupported_charset', 'JSON bodies must be UTF-8');

@@ -2,6 +2,7 @@ import { Controller, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { BodyLimit, CHAT_BODY_LIMIT } from '../../../http/body-limits';
+import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import { CHAT_SURFACE } from '../application/completion-outcome';
 import { CompletionPipeline } from '../application/completion-pipeline';
 import { ApiChatCompletions } from './chat-openapi';
@@ -14,7 +15,11 @@ import { OPENAI_CODEC } from './openai-codec';
 export class ChatCompletionsController {
   private readonly endpoint: CompletionEndpoint;
 
-  constructor(pipeline: CompletionPipeline, config: GatewayConfig) {
+  constructor(
+    pipeline: CompletionPipeline,
+    config: GatewayConfig,
+    private readonly unpaid: UnpaidBudget,
+  ) {
     this.endpoint = new CompletionEndpoint(pipeline, config, CHAT_SURFACE, OPENAI_CODEC);
   }
 
@@ -22,6 +27,7 @@ export class ChatCompletionsController {
   @BodyLimit(CHAT_BODY_LIMIT)
   @ApiChatCompletions()
   async create(@Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.endpoint.serve(req, res, parseChatRequest(req.body));
+    const request = await this.unpaid.validate(req.gw.clientAddress, req.rawBody?.length ?? 0, () => parseChatRequest(req.body));
+    await this.endpoint.serve(req, res, request);
   }
 }

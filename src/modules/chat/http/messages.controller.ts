@@ -2,6 +2,7 @@ import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { GatewayConfig } from '../../../config/gateway-config';
 import { BodyLimit, CHAT_BODY_LIMIT } from '../../../http/body-limits';
+import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import { MESSAGES_SURFACE } from '../application/completion-outcome';
 import { CompletionPipeline } from '../application/completion-pipeline';
 import { ANTHROPIC_CODEC } from './anthropic-codec';
@@ -21,6 +22,7 @@ export class MessagesController {
   constructor(
     private readonly pipeline: CompletionPipeline,
     config: GatewayConfig,
+    private readonly unpaid: UnpaidBudget,
   ) {
     this.endpoint = new CompletionEndpoint(pipeline, config, MESSAGES_SURFACE, ANTHROPIC_CODEC);
   }
@@ -29,7 +31,8 @@ export class MessagesController {
   @BodyLimit(CHAT_BODY_LIMIT)
   @ApiMessages()
   async create(@Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.endpoint.serve(req, res, parseMessagesRequest(req.body));
+    const request = await this.unpaid.validate(req.gw.clientAddress, req.rawBody?.length ?? 0, () => parseMessagesRequest(req.body));
+    await this.endpoint.serve(req, res, request);
   }
 
   @Post('count_tokens')
@@ -37,7 +40,7 @@ export class MessagesController {
   @BodyLimit(CHAT_BODY_LIMIT)
   @ApiCountTokens()
   async countTokens(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<{ input_tokens: number }> {
-    const request = parseMessagesRequest(req.body, { countTokens: true });
+    const request = await this.unpaid.validate(req.gw.clientAddress, req.rawBody?.length ?? 0, () => parseMessagesRequest(req.body, { countTokens: true }));
     return { input_tokens: await this.pipeline.countTokens(request, this.endpoint.caller(req, res)) };
   }
 }

@@ -39,6 +39,17 @@ export class RateLimiter {
     return first as RateDecision;
   }
 
+  /**
+   * Refuses with the bucket's 429 when its window is full already, counting nothing: for work that
+   * counts only if it fails, checked before that work (UnpaidBudget.validate).
+   */
+  async check(bucket: Bucket): Promise<void> {
+    const decision = await this.store.preview(bucket.key, bucket.limit, WINDOW_MS);
+    if (decision.allowed) return;
+    this.metrics.rejected(limiterOf(bucket.key));
+    throw new GatewayError('rate_limit.exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
+  }
+
   /** Takes back what a bucket counted for a request that turned out not to be what the bucket bounds. */
   giveBack(bucket: Bucket): Promise<void> {
     return this.store.giveBack(bucket.key, bucket.weight ?? 1);
