@@ -152,6 +152,11 @@ describe('attacks on /v1/messages without paying', () => {
       ],
       ["a tool's description", [{ role: 'user', content: 'weather?' }], { tools: [{ ...WEATHER_TOOL, description: ATTACK }] }],
       [
+        "a tool's parameter description",
+        [{ role: 'user', content: 'weather?' }],
+        { tools: [{ ...WEATHER_TOOL, input_schema: { type: 'object', properties: { city: { type: 'string', description: ATTACK } } } }] },
+      ],
+      [
         'an assistant turn',
         [
           { role: 'user', content: 'Hi' },
