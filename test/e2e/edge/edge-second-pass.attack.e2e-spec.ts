@@ -23,6 +23,16 @@ function within<T>(ms: number, promise: Promise<T>): Promise<T | 'still open'> {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
+/** Writes `piece` on `c` every `everyMs` until the gateway closes it or 8 s pass: resolves undefined once closed, 'still open' else. */
+async function trickleUntilClosed(c: RawConnection, piece: string, everyMs: number): Promise<void | 'still open'> {
+  const trickle = setInterval(() => void c.write(piece), everyMs);
+  try {
+    return await within(8000, c.closed);
+  } finally {
+    clearInterval(trickle);
+  }
+}
+
 describe('the edge under a second attack', () => {
   let gw: RunningGateway;
   beforeAll(async () => {
@@ -108,24 +118,14 @@ describe('the edge under a second attack', () => {
   it('closes a connection that trickles its request head, with a 408, within about GW_BODY_READ_TIMEOUT_SECS', async () => {
     const c = new RawConnection(gw.url, '127.0.0.29');
     await c.write('GET /health HTTP/1.1\r\n');
-    const trickle = setInterval(() => void c.write('X-Slow: 1\r\n'), 200);
-    try {
-      expect(await within(8000, c.closed)).toBeUndefined();
-    } finally {
-      clearInterval(trickle);
-    }
+    expect(await trickleUntilClosed(c, 'X-Slow: 1\r\n', 200)).toBeUndefined();
     expect((await c.response)?.status).toBe(408);
   }, 15_000);
 
   it('times out a chunked body trickled in tiny chunks, as one with a Content-Length, 408 and closed', async () => {
     const c = new RawConnection(gw.url, '127.0.0.33');
     await c.write(requestHead('POST', '/test/echo', CHUNKED_JSON) + chunk('{"a":"'));
-    const trickle = setInterval(() => void c.write(chunk('x')), 100);
-    try {
-      expect(await within(8000, c.closed)).toBeUndefined();
-    } finally {
-      clearInterval(trickle);
-    }
+    expect(await trickleUntilClosed(c, chunk('x'), 100)).toBeUndefined();
     expect((await c.response)?.status).toBe(408);
   }, 15_000);
 
@@ -134,12 +134,7 @@ describe('the edge under a second attack', () => {
     await c.write(requestHead('GET', '/health'));
     expect((await c.response)?.status).toBe(200);
     await c.write('GET /health HTTP/1.1\r\n');
-    const trickle = setInterval(() => void c.write('X-Slow: 1\r\n'), 200);
-    try {
-      expect(await within(8000, c.closed)).toBeUndefined();
-    } finally {
-      clearInterval(trickle);
-    }
+    expect(await trickleUntilClosed(c, 'X-Slow: 1\r\n', 200)).toBeUndefined();
     expect((await c.answers(2)).map((answer) => answer.status)).toEqual([200, 408]);
   }, 15_000);
 

@@ -19,6 +19,25 @@ function messagesBody(overrides: Record<string, unknown> = {}): Anthropic.Messag
   return { model: PAID_MODEL, max_tokens: 50, messages: [{ role: 'user', content: 'Say hello' }], ...overrides } as Anthropic.MessageCreateParamsNonStreaming;
 }
 
+/**
+ * Pays `body`'s quote for a stream, leaves once `marker` (an event's delta type) has arrived, and
+ * resolves when `fake` has finished its answer anyway: the payment header, to resend, and the quote.
+ */
+async function payAndLeave(world: PaidWorld, gateway: RunningGateway, body: unknown, fake: PaidWorld['upstreams']['openai'], marker: string): Promise<{ payment: string; amount: bigint }> {
+  const header = await routeQuote(gateway, MESSAGES_PATH, body);
+  const payment = specPaymentHeader(world, header);
+  const upstream = fake.requests.length;
+  const leaving = new AbortController();
+  const res = await postJson(gateway, MESSAGES_PATH, body, { 'payment-signature': payment }, leaving.signal);
+  expect(res.status).toBe(200);
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  let seen = '';
+  while (!seen.includes(marker)) seen += new TextDecoder().decode((await reader.read()).value);
+  leaving.abort();
+  await fake.ended(upstream);
+  return { payment, amount: BigInt(header.accepts[0].amount) };
+}
+
 describe('the unmodified @anthropic-ai/sdk on /v1/messages, paid path, paying through @x402/fetch', () => {
   let world: PaidWorld;
   let gateway: RunningGateway;
@@ -83,21 +102,11 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, paid path, paying th
   it('charges a paid stream cut after content began once, and redelivers it, parsed by the SDK, on an identical resend', async () => {
     const text = 'one two three four five six seven eight nine ten';
     const body = messagesBody({ stream: true, messages: [{ role: 'user', content: 'Cut me off.' }] });
-    const header = await routeQuote(gateway, MESSAGES_PATH, body);
-    const amount = BigInt(header.accepts[0].amount);
-    const payment = specPaymentHeader(world, header);
     const upstream = world.upstreams.openai.requests.length;
     world.upstreams.openai.script({ kind: 'reply', text, chunkDelayMs: 100 });
     const before = world.localnet.usdcBalance(world.recipient.publicKey);
 
-    const leaving = new AbortController();
-    const res = await postJson(gateway, MESSAGES_PATH, body, { 'payment-signature': payment }, leaving.signal);
-    expect(res.status).toBe(200);
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    let seen = '';
-    while (!seen.includes('text_delta')) seen += new TextDecoder().decode((await reader.read()).value);
-    leaving.abort();
-    await world.upstreams.openai.ended(upstream);
+    const { payment, amount } = await payAndLeave(world, gateway, body, world.upstreams.openai, 'text_delta');
 
     const stream = anthropicClient(gateway.url).messages.stream(body, { headers: { 'payment-signature': payment } });
     const { response } = await stream.withResponse();
@@ -141,21 +150,11 @@ describe('the unmodified @anthropic-ai/sdk on /v1/messages, paid path, paying th
       stream: true,
       messages: [{ role: 'user', content: 'Think, then cut.' }],
     });
-    const header = await routeQuote(gateway, MESSAGES_PATH, body);
-    const amount = BigInt(header.accepts[0].amount);
-    const payment = specPaymentHeader(world, header);
     const upstream = world.upstreams.anthropic.requests.length;
     world.upstreams.anthropic.script({ kind: 'reply', thinking, text: 'done now', chunkDelayMs: 60 });
     const before = world.localnet.usdcBalance(world.recipient.publicKey);
 
-    const leaving = new AbortController();
-    const res = await postJson(gateway, MESSAGES_PATH, body, { 'payment-signature': payment }, leaving.signal);
-    expect(res.status).toBe(200);
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    let seen = '';
-    while (!seen.includes('thinking_delta')) seen += new TextDecoder().decode((await reader.read()).value);
-    leaving.abort();
-    await world.upstreams.anthropic.ended(upstream);
+    const { payment, amount } = await payAndLeave(world, gateway, body, world.upstreams.anthropic, 'thinking_delta');
 
     const stream = anthropicClient(gateway.url).messages.stream(body as unknown as Anthropic.MessageCreateParamsStreaming, { headers: { 'payment-signature': payment } });
     const { response } = await stream.withResponse();

@@ -1,17 +1,10 @@
-import { startAnthropicFake } from '../../../../test/fakes/anthropic-fake';
-import { adapterOnFake, type AdapterSetup } from '../../../../test/support/adapter-on-fake';
+import { adapterOnFake } from '../../../../test/support/adapter-on-fake';
+import { ANTHROPIC_ON_FAKE } from '../../../../test/support/anthropic-on-fake';
 import { weather } from '../../../../test/support/spec-fakes';
 import type { AnthropicNativeRequest } from '../../../modules/providers/domain/anthropic-native';
 import type { ChatRequest } from '../../../modules/providers/domain/chat-request';
-import { AnthropicProvider } from './anthropic-provider';
 
-const anthropic: AdapterSetup<AnthropicProvider> = {
-  startFake: startAnthropicFake,
-  apiKey: 'sk-ant-test',
-  adapter: (endpoint, http) => new AnthropicProvider(endpoint, http),
-  upstreamModel: 'claude-test',
-};
-const upstream = adapterOnFake(anthropic);
+const upstream = adapterOnFake(ANTHROPIC_ON_FAKE);
 const { completion, chunks, sentBody } = upstream;
 
 const SLOT: AnthropicNativeRequest = {

@@ -1,22 +1,15 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 import { llmProviderFailuresContract } from '../../../../test/contracts/llm-provider-failures.contract';
-import { startAnthropicFake } from '../../../../test/fakes/anthropic-fake';
-import { adapterOnFake, type AdapterSetup } from '../../../../test/support/adapter-on-fake';
+import { adapterOnFake } from '../../../../test/support/adapter-on-fake';
+import { ANTHROPIC_ON_FAKE } from '../../../../test/support/anthropic-on-fake';
 import { weather } from '../../../../test/support/spec-fakes';
 import type { ChatRequest } from '../../../modules/providers/domain/chat-request';
 import type { ChatCompletionChunk, ChunkDelta } from '../../../modules/providers/domain/chat-completion';
-import { AnthropicProvider } from './anthropic-provider';
 import { anthropicChunks } from './anthropic-stream';
 
 const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather now', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
 
-const anthropic: AdapterSetup<AnthropicProvider> = {
-  startFake: startAnthropicFake,
-  apiKey: 'sk-ant-test',
-  adapter: (endpoint, http) => new AnthropicProvider(endpoint, http),
-  upstreamModel: 'claude-test',
-};
-const upstream = adapterOnFake(anthropic);
+const upstream = adapterOnFake(ANTHROPIC_ON_FAKE);
 const { call, completion, chunks, sentBody } = upstream;
 
 function deltas(received: ChatCompletionChunk[]): ChunkDelta[] {
@@ -308,7 +301,7 @@ describe('AnthropicProvider, tool calls', () => {
 });
 
 describe('AnthropicProvider, failures', () => {
-  llmProviderFailuresContract({ ...anthropic, provider: 'anthropic', cutStreamAfter: 4 });
+  llmProviderFailuresContract({ ...ANTHROPIC_ON_FAKE, provider: 'anthropic', cutStreamAfter: 4 });
 
   it.each([
     ['overloaded_error', 'unavailable'],
