@@ -32,9 +32,8 @@ export function anthropicParameters(request: ChatRequest, maxTokens: number): Pa
   if (stops) (stops.length < [request.stop ?? []].flat().length ? rewritten : forwarded).push('stop');
   // It rides on tool_choice, which exists only with tools.
   if (request.tools?.length) forwarded.push('parallel_tool_calls');
-  const thinking = thinkingBudget(request, maxTokens) !== undefined;
-  if (thinking) rewritten.push('reasoning_effort');
-  if (thinking) {
+  if (thinkingBudget(request, maxTokens) !== undefined) {
+    rewritten.push('reasoning_effort');
     if (request.temperature === undefined && (request.top_p ?? 1) >= MIN_THINKING_TOP_P) forwarded.push('top_p');
   } else if (request.temperature === undefined) forwarded.push('top_p');
   else (request.temperature > MAX_TEMPERATURE ? rewritten : forwarded).push('temperature');

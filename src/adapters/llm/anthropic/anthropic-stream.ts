@@ -10,11 +10,6 @@ import { finishReason, openAiUsage, type AnthropicUsage } from './anthropic-resp
 
 type StreamEvent = RawMessageStreamEvent | { type: 'ping' } | { type: 'error'; error: { type: string; message?: string } };
 
-/*
- * Event types newer than this code (default below) reach a passthrough client as sent: they are
- * Anthropic's own, and its SDK reads past those it does not know.
- */
-
 /** The object each event type must carry, checked before it is read. */
 const NESTED: Partial<Record<string, string>> = {
   message_start: 'message',
@@ -118,6 +113,7 @@ class StreamTranslation {
         const kind = TRANSIENT_ERRORS.has(event.error.type) ? 'unavailable' : 'bad_response';
         throw new UpstreamError('anthropic', kind, `anthropic stream failed: ${event.error.type}`);
       }
+      // Event types newer than this code translate to nothing; a passthrough client still gets them as sent, and Anthropic's SDK reads past those it does not know.
       default:
         return [];
     }

@@ -15,22 +15,22 @@ export function carriesNativeContent(event: RawMessageStreamEvent): boolean {
     if (block.type === 'text') return block.text !== '';
     return block.type !== 'thinking' || block.thinking !== '';
   }
-  if (event.type !== 'content_block_delta') return false;
-  return deltaText(event.delta) !== '';
+  return event.type === 'content_block_delta' && addsContent(event.delta);
 }
 
-function deltaText(delta: Delta): string {
+/** Whether a delta adds anything: a citation always does, the others unless empty. */
+function addsContent(delta: Delta): boolean {
   switch (delta.type) {
     case 'text_delta':
-      return delta.text;
+      return delta.text !== '';
     case 'thinking_delta':
-      return delta.thinking;
+      return delta.thinking !== '';
     case 'input_json_delta':
-      return delta.partial_json;
+      return delta.partial_json !== '';
     case 'signature_delta':
-      return delta.signature;
+      return delta.signature !== '';
     default:
-      return 'citation';
+      return true;
   }
 }
 

@@ -15,19 +15,14 @@ import { OPENAI_CODEC } from './openai-codec';
 export class ChatCompletionsController {
   private readonly endpoint: CompletionEndpoint;
 
-  constructor(
-    pipeline: CompletionPipeline,
-    config: GatewayConfig,
-    private readonly unpaid: UnpaidBudget,
-  ) {
-    this.endpoint = new CompletionEndpoint(pipeline, config, CHAT_SURFACE, OPENAI_CODEC);
+  constructor(pipeline: CompletionPipeline, config: GatewayConfig, unpaid: UnpaidBudget) {
+    this.endpoint = new CompletionEndpoint(pipeline, config, CHAT_SURFACE, OPENAI_CODEC, unpaid);
   }
 
   @Post('completions')
   @BodyLimit(CHAT_BODY_LIMIT)
   @ApiChatCompletions()
   async create(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.unpaid.validate(req.gw.clientAddress, req.rawBody?.length ?? 0, () => parseChatRequest(req.body));
-    await this.endpoint.serve(req, res, request);
+    await this.endpoint.serve(req, res, () => parseChatRequest(req.body));
   }
 }

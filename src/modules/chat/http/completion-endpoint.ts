@@ -4,6 +4,7 @@ import type { ChatCompletion, ChatCompletionChunk } from '../../providers/domain
 import type { ChatRequest } from '../../providers/domain/chat-request';
 import type { CompletionCaller, CompletionOutcome, CompletionSurface } from '../application/completion-outcome';
 import type { CompletionPipeline } from '../application/completion-pipeline';
+import type { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import { sessionId, setDebugHeaders } from './chat-response-headers';
 import { endEventStream, openEventStream, writeEvents, type EventFraming, type EventStreamTimers } from './sse-writer';
 
@@ -30,11 +31,18 @@ export class CompletionEndpoint {
     config: GatewayConfig,
     private readonly surface: CompletionSurface,
     private readonly codec: WireCodec,
+    private readonly unpaid: UnpaidBudget,
   ) {
     this.streamTimers = { deadlineMs: config.http.streamMaxMs + config.settlement.confirmMs, keepAliveMs: config.http.sseKeepAliveMs };
   }
 
-  async serve(req: Request, res: Response, request: ChatRequest): Promise<void> {
+  /** The request `parse` reads from the body, a refusal counted as unpaid work (UnpaidBudget.validate). */
+  read<T>(req: Request, parse: () => T): Promise<T> {
+    return this.unpaid.validate(req.gw.clientAddress, bodyBytes(req), parse);
+  }
+
+  async serve(req: Request, res: Response, parse: () => ChatRequest): Promise<void> {
+    const request = await this.read(req, parse);
     const startedAt = performance.now();
     const outcome = await this.pipeline.handle(request, this.caller(req, res));
     const debug = req.headers['x-gw-debug'] === 'true';
@@ -52,7 +60,7 @@ export class CompletionEndpoint {
       clientAddress: req.gw.clientAddress,
       signal: req.gw.signal,
       paymentHeader: typeof payment === 'string' ? payment : undefined,
-      bodyBytes: req.rawBody?.length ?? 0,
+      bodyBytes: bodyBytes(req),
       sessionId: session,
       timing: req.gw.timing,
       suspendTimeout: () => req.gw.suspendTimeout(),
@@ -85,4 +93,9 @@ export class CompletionEndpoint {
     await writeEvents(res, this.codec.events(served.body.chunks, plan.request), this.streamTimers, this.codec.framing);
     endEventStream(res, this.codec.terminator);
   }
+}
+
+/** The bytes of the body as received. */
+function bodyBytes(req: Request): number {
+  return req.rawBody?.length ?? 0;
 }

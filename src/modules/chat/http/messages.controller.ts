@@ -22,17 +22,16 @@ export class MessagesController {
   constructor(
     private readonly pipeline: CompletionPipeline,
     config: GatewayConfig,
-    private readonly unpaid: UnpaidBudget,
+    unpaid: UnpaidBudget,
   ) {
-    this.endpoint = new CompletionEndpoint(pipeline, config, MESSAGES_SURFACE, ANTHROPIC_CODEC);
+    this.endpoint = new CompletionEndpoint(pipeline, config, MESSAGES_SURFACE, ANTHROPIC_CODEC, unpaid);
   }
 
   @Post()
   @BodyLimit(CHAT_BODY_LIMIT)
   @ApiMessages()
   async create(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const request = await this.unpaid.validate(req.gw.clientAddress, req.rawBody?.length ?? 0, () => parseMessagesRequest(req.body));
-    await this.endpoint.serve(req, res, request);
+    await this.endpoint.serve(req, res, () => parseMessagesRequest(req.body));
   }
 
   @Post('count_tokens')
@@ -40,7 +39,7 @@ export class MessagesController {
   @BodyLimit(CHAT_BODY_LIMIT)
   @ApiCountTokens()
   async countTokens(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<{ input_tokens: number }> {
-    const request = await this.unpaid.validate(req.gw.clientAddress, req.rawBody?.length ?? 0, () => parseMessagesRequest(req.body, { countTokens: true }));
+    const request = await this.endpoint.read(req, () => parseMessagesRequest(req.body, { countTokens: true }));
     return { input_tokens: await this.pipeline.countTokens(request, this.endpoint.caller(req, res)) };
   }
 }

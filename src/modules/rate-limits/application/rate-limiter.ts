@@ -30,10 +30,7 @@ export class RateLimiter {
     let first: RateDecision | undefined;
     for (const bucket of buckets) {
       const decision = await this.store.hit(bucket.key, bucket.limit, WINDOW_MS, bucket.weight);
-      if (!decision.allowed) {
-        this.metrics.rejected(limiterOf(bucket.key));
-        throw new GatewayError('rate_limit.exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
-      }
+      if (!decision.allowed) throw this.refusal(bucket, decision);
       first ??= decision;
     }
     return first as RateDecision;
@@ -45,9 +42,13 @@ export class RateLimiter {
    */
   async check(bucket: Bucket): Promise<void> {
     const decision = await this.store.preview(bucket.key, bucket.limit, WINDOW_MS);
-    if (decision.allowed) return;
+    if (!decision.allowed) throw this.refusal(bucket, decision);
+  }
+
+  /** The 429 of a full bucket, with its window's headers, counted in the metrics. */
+  private refusal(bucket: Bucket, decision: RateDecision): GatewayError {
     this.metrics.rejected(limiterOf(bucket.key));
-    throw new GatewayError('rate_limit.exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
+    return new GatewayError('rate_limit.exceeded', RATE_LIMITED_MESSAGE, rateLimitHeaders(decision));
   }
 
   /** Takes back what a bucket counted for a request that turned out not to be what the bucket bounds. */
