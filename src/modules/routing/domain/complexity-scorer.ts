@@ -90,24 +90,57 @@ export function scoreComplexity(input: ScorerInput): TierScore {
  * pasted words count at PASTED_WORD_SHARE. A long article to translate is still a simple task.
  */
 function separatePasted(text: string): { ask: string; pasted: string } {
-  let ask = '';
-  let pasted = '';
+  // Lines are read in place, and consecutive lines bound for the same side are taken as one slice:
+  // splitting into lines and concatenating them allocated per line, and on long pastes (64 K fence
+  // lines) the collector's share grew faster than the text.
+  const ask: string[] = [];
+  const pasted: string[] = [];
+  let run: string[] | undefined;
+  let runStart = 0;
   let inFence = false;
   let afterSeparator = false;
-  for (const line of text.split('\n')) {
-    if (line.trimStart().startsWith('```')) {
+  for (let start = 0; start < text.length;) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const first = firstVisible(text, start, end);
+    let side: string[] | undefined = ask;
+    if (first + 3 <= end && text.startsWith('```', first)) {
       inFence = !inFence;
-      pasted += `${line}\n`;
-    } else if (inFence || afterSeparator || line.startsWith('>')) {
-      pasted += `${line}\n`;
-    } else if (SEPARATOR_LINE.test(line)) {
+      side = pasted;
+    } else if (inFence || afterSeparator || text.charCodeAt(start) === GREATER_THAN) {
+      side = pasted;
+    } else if (SEPARATOR_OPENINGS.includes(text[first]) && SEPARATOR_LINE.test(text.slice(start, end))) {
       afterSeparator = true;
-    } else {
-      ask += `${line}\n`;
+      side = undefined;
     }
+    if (side !== run) {
+      run?.push(text.slice(runStart, start));
+      run = side;
+      runStart = start;
+    }
+    start = end + 1;
   }
-  return ask.trim() === '' ? { ask: text, pasted: '' } : { ask, pasted };
+  run?.push(text.slice(runStart));
+  const askText = ask.join('');
+  return askText.trim() === '' ? { ask: text, pasted: '' } : { ask: askText, pasted: pasted.join('') };
 }
+
+const GREATER_THAN = 0x3e;
+const SEPARATOR_OPENINGS = '-=_*"\'';
+
+/** The index of the first character of text[start, end) that trimStart keeps, or end. */
+function firstVisible(text: string, start: number, end: number): number {
+  let index = start;
+  while (index < end && isWhitespace(text.charCodeAt(index))) index += 1;
+  return index;
+}
+
+function isWhitespace(code: number): boolean {
+  if (code < 0x80) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
+  return WHITESPACE.test(String.fromCharCode(code));
+}
+
+const WHITESPACE = /\s/;
 
 function count(text: string, pattern: RegExp): number {
   let n = 0;
