@@ -137,6 +137,20 @@ export interface EscrowConfig {
   claimLamportsPerWindow: bigint;
 }
 
+/** Channels (the `GW_CHANNEL_` variables; ARCHITECTURE.md section 3, "Channels"). */
+export interface ChannelConfig {
+  /** GW_CHANNEL_CUSTODY_KEY: the custody wallet's 64-byte secret key; with a database and REDIS_URL it turns channels on. */
+  custodyKey: Secret<Uint8Array> | null;
+  /** The smallest funding an open accepts (GW_CHANNEL_MIN_DEPOSIT_ATOMIC). */
+  minDepositAtomic: bigint;
+  /** A voucher's expiry slot must be at least this far ahead of the current slot (GW_CHANNEL_MIN_EXPIRY_SLOTS). */
+  minExpirySlots: bigint;
+  /** A channel with no draw for this long is closed by the gateway (GW_CHANNEL_IDLE_CLOSE_DAYS). */
+  idleCloseMs: number;
+  /** Between two passes of the close worker and the idle sweep (GW_CHANNEL_WORK_INTERVAL_MS). */
+  workIntervalMs: number;
+}
+
 /** The A2A surface (the `GW_A2A_` variables). */
 export interface A2AConfig {
   /** A task lives this long from its last state change (spec 8: 10 minutes). */
@@ -174,4 +188,5 @@ export abstract class GatewayConfig {
   abstract readonly tools: ToolsConfig;
   abstract readonly escrow: EscrowConfig;
   abstract readonly a2a: A2AConfig;
+  abstract readonly channels: ChannelConfig;
 }

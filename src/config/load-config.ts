@@ -99,7 +99,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
       recipientWallet: readRecipientWallet(read, gatewayEnv, dataDir, notices),
       feePayerKeys: read.secretKeys('GW_FEE_PAYER_KEYS'),
       escrowProgramId: read.address('GW_ESCROW_PROGRAM_ID'),
-      escrowProviderKey: readEscrowProviderKey(read),
+      escrowProviderKey: readOneKey(read, 'GW_ESCROW_PROVIDER_KEY'),
     },
     providers: readProviders(read),
     limits: {
@@ -152,6 +152,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): L
       serveMs: read.integer('GW_A2A_SERVE_SECS', 540, { min: 1 }) * 1000,
       getRateLimit: read.integer('GW_A2A_GET_RATE_LIMIT', 120, { min: 1 }),
     },
+    channels: {
+      custodyKey: readOneKey(read, 'GW_CHANNEL_CUSTODY_KEY'),
+      minDepositAtomic: BigInt(read.integer('GW_CHANNEL_MIN_DEPOSIT_ATOMIC', 1_000_000, { min: 1 })),
+      minExpirySlots: BigInt(read.integer('GW_CHANNEL_MIN_EXPIRY_SLOTS', 50, { min: 0 })),
+      idleCloseMs: readDays(read, 'GW_CHANNEL_IDLE_CLOSE_DAYS', 30),
+      workIntervalMs: read.integer('GW_CHANNEL_WORK_INTERVAL_MS', 1_000, { min: 10 }),
+    },
   };
   return { config, notices };
 }
@@ -165,12 +172,23 @@ function readEscrowMinimum(read: EnvReader): bigint {
   return minimum === undefined ? escrowMinimumAtomic(price) : BigInt(read.integer('GW_ESCROW_MIN_ATOMIC', 0, { min: 0 }));
 }
 
-/** The one key that signs escrow claims; several would make the escrow entry's `pay_to` ambiguous. */
-function readEscrowProviderKey(read: EnvReader): Secret<Uint8Array> | null {
-  const keys = read.secretKeys('GW_ESCROW_PROVIDER_KEY');
-  if (keys.length > 1) throw new ConfigError('GW_ESCROW_PROVIDER_KEY holds more than one key; give exactly one (value not shown)');
+/** A key of which there is one: the escrow provider (several would make the escrow entry's `pay_to` ambiguous), the channel custody. */
+function readOneKey(read: EnvReader, name: string): Secret<Uint8Array> | null {
+  const keys = read.secretKeys(name);
+  if (keys.length > 1) throw new ConfigError(`${name} holds more than one key; give exactly one (value not shown)`);
   return keys[0] ?? null;
 }
+
+/** A number of days, decimals allowed (above 0), in milliseconds. */
+function readDays(read: EnvReader, name: string, fallback: number): number {
+  const text = read.raw(name);
+  if (text === undefined) return fallback * DAY_MS;
+  const days = /^\d{1,6}(?:\.\d{1,9})?$/.test(text) ? Number(text) : NaN;
+  if (!(days > 0)) throw new ConfigError(`${name} must be a number of days above 0, decimals allowed (got "${text}")`);
+  return Math.round(days * DAY_MS);
+}
+
+const DAY_MS = 86_400_000;
 
 function readStorage(read: EnvReader, dataDir: string): StorageConfig {
   const mode = read.raw('GW_STORAGE');
