@@ -1,10 +1,12 @@
 import { Global, Module, type DynamicModule, type Provider } from '@nestjs/common';
-import type { GatewayConfig, SolanaConfig } from '../../config/gateway-config';
+import type { ChannelConfig, GatewayConfig, SolanaConfig } from '../../config/gateway-config';
 import { ChainRpcProbe, PROBE_TIMEOUT_MS } from '../../modules/ops/ports/dependency-probe';
+import { ChannelChain } from '../../modules/payments/ports/channel-chain';
 import { EscrowChain } from '../../modules/payments/ports/escrow-chain';
 import { FeePayers } from '../../modules/payments/ports/fee-payers';
 import { PaymentChain } from '../../modules/payments/ports/payment-chain';
 import { KeypairFeePayers } from './keypair-fee-payers';
+import { SolanaChannelChain } from './solana-channel-chain';
 import { SolanaEscrowChain } from './solana-escrow-chain';
 import { SolanaPaymentChain } from './solana-payment-chain';
 import { SolanaRpcProbe } from './solana-rpc-probe';
@@ -24,12 +26,25 @@ function escrowProviders({ rpcUrl, escrowProgramId, escrowProviderKey, usdcMint 
   ];
 }
 
+/** The custody wallet, only when its key is configured: without it channels are off, and their consumers (which inject it as optional) see no provider. */
+function channelProviders({ rpcUrl, usdcMint, recipientWallet }: SolanaConfig, { custodyKey }: ChannelConfig): Provider[] {
+  if (custodyKey === null) return [];
+  return [
+    {
+      provide: ChannelChain,
+      useFactory: (feePayers: FeePayers) => new SolanaChannelChain(rpcUrl, usdcMint, recipientWallet, custodyKey.reveal(), feePayers),
+      inject: [FeePayers],
+    },
+  ];
+}
+
 /** The chain ports on the Solana JSON-RPC endpoint of the configuration, with the gateway's fee payer keys. */
 @Global()
 @Module({})
 export class SolanaModule {
-  static forRoot({ solana }: GatewayConfig): DynamicModule {
+  static forRoot({ solana, channels }: GatewayConfig): DynamicModule {
     const escrow = escrowProviders(solana);
+    const channel = channelProviders(solana, channels);
     return {
       module: SolanaModule,
       providers: [
@@ -37,8 +52,9 @@ export class SolanaModule {
         { provide: PaymentChain, useFactory: (feePayers: FeePayers) => new SolanaPaymentChain(solana.rpcUrl, feePayers), inject: [FeePayers] },
         { provide: ChainRpcProbe, useFactory: () => new SolanaRpcProbe(solana.rpcUrl, PROBE_TIMEOUT_MS) },
         ...escrow,
+        ...channel,
       ],
-      exports: [FeePayers, PaymentChain, ChainRpcProbe, ...(escrow.length > 0 ? [EscrowChain] : [])],
+      exports: [FeePayers, PaymentChain, ChainRpcProbe, ...(escrow.length > 0 ? [EscrowChain] : []), ...(channel.length > 0 ? [ChannelChain] : [])],
     };
   }
 }
