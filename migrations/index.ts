@@ -9,6 +9,7 @@ import { Escrow1764700000000 } from './1764700000000-escrow';
 import { EscrowClaimsUnderFaults1764750000000 } from './1764750000000-escrow-claims-under-faults';
 import { OperatorAudit1764800000000 } from './1764800000000-operator-audit';
 import { TeamWalletConsent1764900000000 } from './1764900000000-team-wallet-consent';
+import { Channels1765000000000 } from './1765000000000-channels';
 
 /** Every migration, oldest first. Listed rather than globbed so tests (TS) and the build (JS) load the same set. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   EscrowClaimsUnderFaults1764750000000,
   OperatorAudit1764800000000,
   TeamWalletConsent1764900000000,
+  Channels1765000000000,
 ];

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { EscrowClaims, type EscrowClaim, type EscrowClaimCounts, type EscrowClaimStatus, type NewEscrowClaim } from '../../modules/payments/ports/escrow-claims';
-
-/** Longest error text kept: enough to tell why, bounded whatever a provider or the chain answered. */
-const ERROR_CHARS = 500;
+import { ERROR_CHARS, updated } from './sql';
 
 /** An escrow_claims row as the driver returns it: bigint columns as decimal strings, timestamps as Dates. */
 interface ClaimRow {
@@ -206,12 +204,6 @@ export class PostgresEscrowClaims extends EscrowClaims {
     const rows = (await this.dataSource.query('SELECT 1 FROM escrow_barred_wallets WHERE wallet = $1', [wallet])) as unknown[];
     return rows.length > 0;
   }
-}
-
-/** The rows an UPDATE … RETURNING returned: TypeORM answers an UPDATE with [rows, affected] rather than the rows alone. */
-async function updated<T>(dataSource: DataSource, sql: string, parameters: unknown[]): Promise<T[]> {
-  const [rows] = (await dataSource.query(sql, parameters)) as [T[], number];
-  return rows;
 }
 
 function toClaim(row: ClaimRow): EscrowClaim {

@@ -1,10 +1,10 @@
-import { QueryFailedError, type DataSource, type Repository } from 'typeorm';
+import type { DataSource, Repository } from 'typeorm';
 import type { BroadcastRecord, Delivery, Receipt, ReceiptOutcome } from '../../modules/payments/domain/receipt';
 import { PaymentAlreadyHeld, ReceiptStore, type ReceiptCursor } from '../../modules/payments/ports/receipt-store';
 import { ReceiptRow } from './entities/receipt.row';
+import { uniqueViolation } from './sql';
 
-/** PostgreSQL's unique_violation, and the index that makes a receipt the durable claim on its payment. */
-const UNIQUE_VIOLATION = '23505';
+/** The index that makes a receipt the durable claim on its payment. */
 const PAYMENT_CLAIM_INDEX = 'receipts_payment_claim_idx';
 const PRIMARY_KEY = 'receipts_pkey';
 
@@ -33,20 +33,7 @@ export class PostgresReceiptStore extends ReceiptStore {
   }
 
   async complete(id: string, outcome: ReceiptOutcome): Promise<boolean> {
-    const { status, amountChargedAtomic, settledAt, model, transactionSignature, claimSignature } = outcome;
-    // Only a pending receipt moves: a late or repeated completion leaves a final one as it is.
-    const result = await this.rows.update(
-      { id, status: 'pending' },
-      {
-        status,
-        amountChargedAtomic,
-        settledAt,
-        ...(model === undefined ? {} : { model }),
-        ...(transactionSignature === undefined ? {} : { transactionSignature }),
-        ...(claimSignature === undefined ? {} : { escrowClaimSignature: claimSignature }),
-      },
-    );
-    return result.affected === 1;
+    return completeReceipt(this.rows, id, outcome);
   }
 
   async recordDelivery(id: string, delivery: Delivery): Promise<void> {
@@ -72,6 +59,24 @@ export class PostgresReceiptStore extends ReceiptStore {
   }
 }
 
+/** Completes a pending receipt through `rows`, which may be a transaction's (a channel draw settles its receipt with the rest of the draw). */
+export async function completeReceipt(rows: Repository<ReceiptRow>, id: string, outcome: ReceiptOutcome): Promise<boolean> {
+  const { status, amountChargedAtomic, settledAt, model, transactionSignature, claimSignature } = outcome;
+  // Only a pending receipt moves: a late or repeated completion leaves a final one as it is.
+  const result = await rows.update(
+    { id, status: 'pending' },
+    {
+      status,
+      amountChargedAtomic,
+      settledAt,
+      ...(model === undefined ? {} : { model }),
+      ...(transactionSignature === undefined ? {} : { transactionSignature }),
+      ...(claimSignature === undefined ? {} : { escrowClaimSignature: claimSignature }),
+    },
+  );
+  return result.affected === 1;
+}
+
 function toRow(receipt: Receipt): ReceiptRow {
   const { escrow, ...rest } = receipt;
   return { ...rest, escrowAddress: escrow?.address ?? null, escrowExpirySlot: escrow?.expirySlot ?? null, escrowClaimSignature: escrow?.claimSignature ?? null };
@@ -82,11 +87,4 @@ function toReceipt(row: ReceiptRow): Receipt {
   // The schema keeps address and expiry slot both set or both null (receipts_escrow_check).
   const escrow = escrowAddress === null || escrowExpirySlot === null ? null : { address: escrowAddress, expirySlot: escrowExpirySlot, claimSignature: escrowClaimSignature };
   return { ...rest, escrow };
-}
-
-/** The constraint a unique violation names, or null for any other error. */
-function uniqueViolation(err: unknown): string | null {
-  if (!(err instanceof QueryFailedError)) return null;
-  const driverError = err.driverError as { code?: unknown; constraint?: unknown };
-  return driverError.code === UNIQUE_VIOLATION && typeof driverError.constraint === 'string' ? driverError.constraint : null;
 }

@@ -13,11 +13,16 @@ export class PostgresSpendLog extends SpendLog {
   }
 
   async record(entry: SpendRecord): Promise<void> {
-    await this.rows.createQueryBuilder().insert().values(entry).orIgnore().execute();
+    await insertSpend(this.rows, entry);
   }
 
   async findByRequestId(requestId: string): Promise<SpendRecord | null> {
     const row = await this.rows.findOneBy({ requestId });
     return row ? { ...row } : null;
   }
+}
+
+/** Writes a spend row through `rows`, which may be a transaction's (a channel draw writes its row with the rest of the draw); a repeated request id is ignored. */
+export async function insertSpend(rows: Repository<SpendLogRow>, entry: SpendRecord): Promise<void> {
+  await rows.createQueryBuilder().insert().values(entry).orIgnore().execute();
 }

@@ -7,6 +7,7 @@ import { OperatorAudit } from '../../modules/orgs/ports/operator-audit';
 import { OrgStore } from '../../modules/orgs/ports/org-store';
 import { BudgetStore } from '../../modules/orgs/ports/budget-store';
 import { BudgetReservations } from '../../modules/payments/ports/budget-reservations';
+import { ChannelLedger } from '../../modules/payments/ports/channel-ledger';
 import { EscrowClaims } from '../../modules/payments/ports/escrow-claims';
 import { Leases } from '../../modules/payments/ports/leases';
 import { ReceiptStore } from '../../modules/payments/ports/receipt-store';
@@ -14,6 +15,7 @@ import { WalletUsage } from '../../modules/orgs/ports/wallet-usage';
 import { ServiceStore } from '../../modules/tools/ports/service-store';
 import { Database } from './database';
 import { PostgresBudgetReservations, PostgresBudgetStore } from './postgres-budgets';
+import { PostgresChannelLedger } from './postgres-channel-ledger';
 import { PostgresEscrowClaims } from './postgres-escrow-claims';
 import { PostgresLeases } from './postgres-leases';
 import { PostgresOperatorAudit, PostgresOrgApiKeys, PostgresOrgStore } from './postgres-org-store';
@@ -43,8 +45,9 @@ export class PostgresStorageModule {
         { provide: WalletUsage, useFactory: (db: Database) => new PostgresWalletUsage(db.dataSource), inject: [Database] },
         { provide: ServiceStore, useFactory: (db: Database) => new PostgresServiceStore(db.dataSource), inject: [Database] },
         { provide: EscrowClaims, useFactory: (db: Database) => new PostgresEscrowClaims(db.dataSource), inject: [Database] },
+        { provide: ChannelLedger, useFactory: (db: Database) => new PostgresChannelLedger(db.dataSource), inject: [Database] },
       ],
-      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, OperatorAudit, BudgetStore, BudgetReservations, WalletUsage, ServiceStore, EscrowClaims],
+      exports: [DatabaseProbe, SpendLog, ReceiptStore, Leases, OrgStore, OrgApiKeys, OperatorAudit, BudgetStore, BudgetReservations, WalletUsage, ServiceStore, EscrowClaims, ChannelLedger],
     };
   }
 }

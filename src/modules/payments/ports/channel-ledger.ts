@@ -15,8 +15,8 @@ export interface ChannelDraw {
   /** Base64 of the session key's 64-byte signature. */
   signature: string;
   receiptId: string;
-  /** The spend row, as SpendLog would write it. */
-  spend: { requestId: string; payer: string; model: string; inputTokens: number; outputTokens: number; chargedAtomic: bigint };
+  /** The spend row, as SpendLog would write it (the provider too: spend rows name who answered, the gateway for a service). */
+  spend: { requestId: string; payer: string; model: string; provider: string; inputTokens: number; outputTokens: number; chargedAtomic: bigint };
   at: Date;
 }
 
