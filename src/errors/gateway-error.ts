@@ -4,6 +4,8 @@ import type { ErrorType } from './error-type';
 export interface GatewayErrorOptions extends ErrorOptions {
   /** The request field at fault, as OpenAI's envelope names it in `error.param` (`messages[3].content`, `days`). */
   readonly param?: string;
+  /** Fields the envelope carries beside the usual ones (a channel refusal's `last_cumulative`). */
+  readonly details?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -15,6 +17,7 @@ export interface GatewayErrorOptions extends ErrorOptions {
 export class GatewayError extends Error {
   readonly type: ErrorType;
   readonly param: string | null;
+  readonly details: Readonly<Record<string, string>>;
 
   constructor(
     readonly code: ErrorCode,
@@ -26,6 +29,7 @@ export class GatewayError extends Error {
     super(message, options);
     this.type = ERROR_CODES[code].type;
     this.param = options?.param ?? null;
+    this.details = options?.details ?? {};
     this.name = 'GatewayError';
   }
 }

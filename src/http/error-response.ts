@@ -75,7 +75,7 @@ function httpExceptionMessage(exception: HttpException): string {
 export function errorBody(error: GatewayError): { error: { type: ErrorType; message: string; code: ErrorCode; param: string | null } } | { error: string } {
   const entry = ERROR_CODES[error.code];
   if ('staticBody' in entry) return { error: entry.staticBody };
-  return { error: { type: error.type, message: error.message, code: error.code, param: error.param } };
+  return { error: { type: error.type, message: error.message, code: error.code, param: error.param, ...error.details } };
 }
 
 /**

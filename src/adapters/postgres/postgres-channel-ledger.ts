@@ -63,8 +63,9 @@ export class PostgresChannelLedger extends ChannelLedger {
     )) as ChannelRow[];
     if (inserted.length === 1) return { created: true, channel: toChannel(inserted[0]) };
     // A new statement, so a new snapshot: the conflicting row (committed, or the insert would have waited for it) is seen.
-    const [existing] = (await this.dataSource.query(`SELECT ${COLUMNS} FROM channels WHERE funding_signature = $1`, [channel.fundingSignature])) as ChannelRow[];
-    return { created: false, channel: toChannel(existing) };
+    const existing = await this.findByFunding(channel.fundingSignature);
+    if (!existing) throw new Error(`channel of funding ${channel.fundingSignature} neither inserted nor found`);
+    return { created: false, channel: existing };
   }
 
   async markOpen(id: string): Promise<void> {
@@ -77,6 +78,11 @@ export class PostgresChannelLedger extends ChannelLedger {
 
   async find(id: string): Promise<Channel | null> {
     const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM channels WHERE id = $1`, [id])) as ChannelRow[];
+    return rows.length === 0 ? null : toChannel(rows[0]);
+  }
+
+  async findByFunding(fundingSignature: string): Promise<Channel | null> {
+    const rows = (await this.dataSource.query(`SELECT ${COLUMNS} FROM channels WHERE funding_signature = $1`, [fundingSignature])) as ChannelRow[];
     return rows.length === 0 ? null : toChannel(rows[0]);
   }
 

@@ -6,6 +6,7 @@ import { TaskLocks, TaskStore } from '../../modules/a2a/ports/task-store';
 import { RedeliveryStore } from '../../modules/chat/ports/redelivery-store';
 import { ResponseCache } from '../../modules/chat/ports/response-cache';
 import { RedisProbe } from '../../modules/ops/ports/dependency-probe';
+import { ChannelLocks } from '../../modules/payments/ports/channel-locks';
 import { ExposureLedger } from '../../modules/payments/ports/exposure-ledger';
 import { ReplayStore } from '../../modules/payments/ports/replay-store';
 import { SponsorshipLedger } from '../../modules/payments/ports/sponsorship-ledger';
@@ -22,7 +23,11 @@ import { RedisRedeliveryStore } from './redis-redelivery-store';
 import { RedisReplayStore } from './redis-replay-store';
 import { RedisResponseCache } from './redis-response-cache';
 import { RedisSponsorshipLedger } from './redis-sponsorship-ledger';
-import { RedisTaskLocks, RedisTaskStore } from './redis-task-store';
+import { A2A_KEY_PREFIX, RedisTaskStore } from './redis-task-store';
+import { RedisLocks } from './redis-locks';
+
+/** Where the channels' draw locks live in Redis. */
+const CHANNEL_KEY_PREFIX = 'gw:channel:';
 
 /** How long the start waits for Redis before serving on the fallbacks. */
 const STARTUP_WAIT_MS = 2_000;
@@ -62,9 +67,10 @@ export class RedisStateModule {
         onRedis(RedeliveryStore, (client) => new RedisRedeliveryStore(client, new MemoryRedeliveryStore())),
         onRedis(ResponseCache, (client) => new RedisResponseCache(client)),
         onRedis(TaskStore, (client) => new RedisTaskStore(client)),
-        onRedis(TaskLocks, (client) => new RedisTaskLocks(client)),
+        onRedis(TaskLocks, (client) => new RedisLocks(client, A2A_KEY_PREFIX)),
+        onRedis(ChannelLocks, (client) => new RedisLocks(client, CHANNEL_KEY_PREFIX)),
       ],
-      exports: [RedisProbe, RateLimitStore, ReplayStore, ExposureLedger, SponsorshipLedger, RedeliveryStore, ResponseCache, TaskStore, TaskLocks],
+      exports: [RedisProbe, RateLimitStore, ReplayStore, ExposureLedger, SponsorshipLedger, RedeliveryStore, ResponseCache, TaskStore, TaskLocks, ChannelLocks],
     };
   }
 }

@@ -3,7 +3,8 @@ import { Redis } from 'ioredis';
 import { a2aTask, taskStoreContract } from '../../../test/contracts/task-store.contract';
 import { closedPort } from '../../../test/support/network';
 import { REDIS_TEST_URL, serviceAvailable } from '../../../test/support/services';
-import { A2A_KEY_PREFIX, RedisTaskLocks, RedisTaskStore } from './redis-task-store';
+import { RedisLocks } from './redis-locks';
+import { A2A_KEY_PREFIX, RedisTaskStore } from './redis-task-store';
 
 const describeWithRedis = serviceAvailable('redis') ? describe : describe.skip;
 
@@ -18,13 +19,13 @@ async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   if (keys.length > 0) await redis.del(...keys);
 }
 
-describeWithRedis('RedisTaskStore and RedisTaskLocks on Redis (local server)', () => {
+describeWithRedis('RedisTaskStore and RedisLocks on Redis (local server)', () => {
   taskStoreContract(async () => {
     const redis = new Redis(REDIS_TEST_URL, { maxRetriesPerRequest: 0 });
     const prefix = testPrefix();
     return {
       store: new RedisTaskStore(redis, prefix),
-      locks: new RedisTaskLocks(redis, prefix),
+      locks: new RedisLocks(redis, prefix),
       close: async () => {
         await deleteKeys(redis, prefix);
         await redis.quit();
@@ -41,9 +42,9 @@ describeWithRedis('RedisTaskStore and RedisTaskLocks on Redis (local server)', (
       expect(await new RedisTaskStore(b, prefix).get(task.id)).toEqual(task);
       expect(await new RedisTaskStore(b, prefix).replace({ ...task, state: 'canceled' }, 'input-required', 60_000)).toBe(true);
       expect(await new RedisTaskStore(a, prefix).replace({ ...task, state: 'working' }, 'input-required', 60_000)).toBe(false);
-      const token = await new RedisTaskLocks(a, prefix).acquire(task.id, 60_000);
+      const token = await new RedisLocks(a, prefix).acquire(task.id, 60_000);
       expect(token).not.toBeNull();
-      expect(await new RedisTaskLocks(b, prefix).acquire(task.id, 60_000)).toBeNull();
+      expect(await new RedisLocks(b, prefix).acquire(task.id, 60_000)).toBeNull();
     } finally {
       await deleteKeys(a, prefix);
       await Promise.all([a.quit(), b.quit()]);
@@ -79,7 +80,7 @@ describeWithRedis('RedisTaskStore and RedisTaskLocks on Redis (local server)', (
   });
 });
 
-describe('RedisTaskStore and RedisTaskLocks with Redis down', () => {
+describe('RedisTaskStore and RedisLocks with Redis down', () => {
   let redis: Redis;
 
   beforeAll(async () => {
@@ -96,7 +97,7 @@ describe('RedisTaskStore and RedisTaskLocks with Redis down', () => {
   });
 
   it('fails to take a lock, and a release leaves the lock to lapse', async () => {
-    const locks = new RedisTaskLocks(redis);
+    const locks = new RedisLocks(redis, A2A_KEY_PREFIX);
     await expect(locks.acquire('a2a_x', 60_000)).rejects.toThrow();
     await expect(locks.release('a2a_x', 'token')).resolves.toBeUndefined();
   });

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { A2ATaskRecord } from '../../modules/a2a/domain/a2a-task';
 import type { TaskState } from '../../modules/a2a/domain/task-state';
-import { TaskLocks, TaskStore } from '../../modules/a2a/ports/task-store';
+import { TaskStore } from '../../modules/a2a/ports/task-store';
 
 /** Where tasks and locks live unless told otherwise: the tests pass a prefix of their own so the shared Redis is never touched outside it. */
 export const A2A_KEY_PREFIX = 'gw:a2a:';
@@ -17,11 +16,6 @@ local ok, stored = pcall(cjson.decode, current)
 if not ok or type(stored) ~= 'table' or stored.state ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`;
-
-// Only the holder's token frees the lock: a holder whose lock lapsed must not free its successor's.
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
 
 /**
  * A2A tasks shared by every replica through Redis, as JSON under `gw:a2a:task:<id>`, expiring with
@@ -55,31 +49,5 @@ export class RedisTaskStore extends TaskStore {
 
   private key(id: string): string {
     return `${this.prefix}task:${id}`;
-  }
-}
-
-/** Per-task settlement locks in Redis (`SET NX PX`), so a task is settled by one replica at a time. */
-export class RedisTaskLocks extends TaskLocks {
-  constructor(
-    private readonly redis: Redis,
-    private readonly prefix = A2A_KEY_PREFIX,
-  ) {
-    super();
-  }
-
-  async acquire(taskId: string, ttlMs: number): Promise<string | null> {
-    const token = randomUUID();
-    const reply = await this.redis.set(this.key(taskId), token, 'PX', ttlMs, 'NX');
-    return reply === 'OK' ? token : null;
-  }
-
-  async release(taskId: string, token: string): Promise<void> {
-    // Release runs in the payment leg's cleanup, where a throw would hide the leg's own outcome;
-    // with Redis away the lock simply lapses at its TTL.
-    await this.redis.eval(RELEASE, 1, this.key(taskId), token).catch(() => undefined);
-  }
-
-  private key(taskId: string): string {
-    return `${this.prefix}lock:${taskId}`;
   }
 }

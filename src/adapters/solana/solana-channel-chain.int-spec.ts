@@ -32,7 +32,7 @@ describe('SolanaChannelChain against the localnet', () => {
 
   afterEach(() => localnet.close());
 
-  const order = (refund: bigint, payout: bigint): CloseOrder => ({ agent: agent.publicKey.toBase58(), refund, payout });
+  const order = (refund: bigint, payout: bigint, channelId = 'channel-a'): CloseOrder => ({ channelId, agent: agent.publicKey.toBase58(), refund, payout });
   const hasTokenAccount = (owner: Keypair) => localnet.svm.getAccount(getAssociatedTokenAddressSync(localnet.usdcMint, owner.publicKey)) !== null;
   const land = async (closeOrder: CloseOrder, payer: string | null) => {
     const prepared = await chain.closeTransaction(closeOrder, payer);
@@ -94,6 +94,12 @@ describe('SolanaChannelChain against the localnet', () => {
       await land(order(150_000n, 0n), feePayer.publicKey.toBase58());
       expect(localnet.usdcBalance(agent.publicKey)).toBe(400_000n);
       expect(localnet.usdcBalance(recipient.publicKey)).toBe(1_000_000n);
+    });
+
+    it('makes closes of equal amounts to one agent two transactions, one per channel', async () => {
+      const first = await chain.closeTransaction(order(1n, 1n, 'channel-a'), null);
+      const second = await chain.closeTransaction(order(1n, 1n, 'channel-b'), null);
+      expect(first?.signature).not.toBe(second?.signature);
     });
 
     it('refuses a close that moves nothing', async () => {

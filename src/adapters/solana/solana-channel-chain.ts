@@ -1,5 +1,6 @@
 import { createAssociatedTokenAccountIdempotentInstruction, createTransferCheckedInstruction, getAssociatedTokenAddressSync, unpackAccount } from '@solana/spl-token';
-import { Keypair, MessageV0, PublicKey, VersionedTransaction, type AccountInfo, type Commitment, type Connection, type TransactionInstruction } from '@solana/web3.js';
+import { Keypair, MessageV0, PublicKey, TransactionInstruction, VersionedTransaction, type AccountInfo, type Commitment, type Connection } from '@solana/web3.js';
+import { CLOSE_DOMAIN } from '../../../libs/channel-client/messages';
 import bs58 from 'bs58';
 import { USDC_DECIMALS } from '../../../libs/x402';
 import { ChannelChain, type CloseOrder } from '../../modules/payments/ports/channel-chain';
@@ -9,6 +10,7 @@ import { createRpcConnection } from './rpc-connection';
 
 // A funding counts once `confirmed` (PaymentChain.confirm), so custody's balance is read there too.
 const COMMITMENT: Commitment = 'confirmed';
+const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 
 /** ChannelChain over a Solana JSON-RPC endpoint: closes are signed by the custody key, their fee paid by a pool fee payer or by custody. */
 export class SolanaChannelChain extends ChannelChain {
@@ -51,6 +53,9 @@ export class SolanaChannelChain extends ChannelChain {
     const instructions = [...this.payTo(new PublicKey(order.agent), order.refund, payer), ...this.payTo(this.recipient, order.payout, payer)];
     // The close worker never settles an empty channel on chain: reaching here is its bug, not a chain state.
     if (instructions.length === 0) throw new Error('a close moving nothing: refund and payout are both zero');
+    // The channel named on chain: two closes of equal amounts to one agent within a blockhash's life
+    // would otherwise be one transaction, and the second would seem to have landed.
+    instructions.push(new TransactionInstruction({ programId: MEMO_PROGRAM_ID, keys: [], data: Buffer.from(`${CLOSE_DOMAIN}:${order.channelId}`, 'utf8') }));
     const { blockhash } = await this.connection.getLatestBlockhash(COMMITMENT);
     const transaction = new VersionedTransaction(MessageV0.compile({ payerKey: payer, recentBlockhash: blockhash, instructions }));
     if (feePayer !== null) {

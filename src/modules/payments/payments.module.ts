@@ -21,11 +21,17 @@ import { PrepaidPayments } from './application/prepaid-payments';
 import { EscrowDeposits } from './application/escrow-deposits';
 import { EscrowClaimProcessor } from './application/escrow-claim-processor';
 import { EscrowClaimFees } from './application/escrow-claim-fees';
+import { ChannelAvailability } from './application/channel-availability';
+import { ChannelCloses } from './application/channel-closes';
+import { ChannelDraws } from './application/channel-draws';
+import { ChannelOpenings } from './application/channel-openings';
+import { ChannelWorker } from './application/channel-worker';
+import { ChannelsController } from './http/channels.controller';
 
-/** x402 `exact`: challenges, verification, replay protection, settlement, receipts and the paid rate limit. */
+/** x402 `exact`, `escrow` and `channel`: challenges, verification, replay protection, settlement, receipts, channels and the paid rate limit. */
 @Module({
   imports: [BillingModule, RateLimitsModule, RouteLimitsModule],
-  controllers: [ReceiptsController, EscrowController],
+  controllers: [ReceiptsController, EscrowController, ChannelsController],
   providers: [
     PaymentChallenges,
     ExactPayments,
@@ -44,6 +50,11 @@ import { EscrowClaimFees } from './application/escrow-claim-fees';
     EscrowDeposits,
     EscrowClaimFees,
     EscrowClaimProcessor,
+    ChannelAvailability,
+    ChannelDraws,
+    ChannelOpenings,
+    ChannelCloses,
+    ChannelWorker,
   ],
   exports: [PaymentChallenges, PaymentAcceptance, PaymentAdmission, PaymentOffers, PaymentAttempts, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],
 })

@@ -207,8 +207,7 @@ export class A2ATasks {
     const { completion, candidate } = answered;
     await payment.recordDelivery('complete');
     const { usage } = completion;
-    const charged = await payment.charge(answerCost(usage, candidate.model.rates));
-    this.spend.answer({ requestId: caller.requestId, payer: payment.payer, model: candidate.model, usage, estimatedInputTokens: plan.inputTokens, charged });
+    await payment.charge(answerCost(usage, candidate.model.rates), { requestId: caller.requestId, model: candidate.model, usage, estimatedInputTokens: plan.inputTokens });
     const output = completion.choices.map((choice) => choice.message.content ?? '').join('\n');
     // A delivered task's receipt reads as x402's SettleResponse too, once its payment confirmed: x402 has no "pending" (the receipt says it).
     const proven =

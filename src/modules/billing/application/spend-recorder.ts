@@ -17,6 +17,9 @@ export interface SpendAnswer {
   charged: bigint;
 }
 
+/** What a paid answer's spend row needs besides its payer and charge, which its payment knows. */
+export type AnswerSpend = Omit<SpendAnswer, 'payer' | 'charged'>;
+
 /** A prepaid service call (a paid tool, a proxied service): no tokens, served by the gateway. */
 export interface SpendService {
   requestId: string;
@@ -38,16 +41,8 @@ export class SpendRecorder {
     private readonly background: BackgroundTasks,
   ) {}
 
-  answer({ requestId, payer, model, usage, estimatedInputTokens, charged }: SpendAnswer): void {
-    this.write({
-      requestId,
-      payerWallet: payer,
-      model: model.id,
-      provider: model.provider,
-      tokensIn: usage?.prompt_tokens ?? estimatedInputTokens,
-      tokensOut: usage?.completion_tokens ?? 0,
-      amountChargedAtomic: charged,
-    });
+  answer(answer: SpendAnswer): void {
+    this.write(answerRow(answer));
   }
 
   service({ requestId, payer, serviceId, charged }: SpendService): void {
@@ -57,4 +52,20 @@ export class SpendRecorder {
   private write(row: Omit<SpendRecord, 'createdAt'>): void {
     this.background.run('spend log', () => this.log.record({ ...row, createdAt: new Date() }));
   }
+}
+
+/**
+ * The row of an answer: what `answer` writes, and what a channel draw writes in its own
+ * transaction (ARCHITECTURE.md section 3, "Channels"), so both say the same.
+ */
+export function answerRow({ requestId, payer, model, usage, estimatedInputTokens, charged }: SpendAnswer): Omit<SpendRecord, 'createdAt'> {
+  return {
+    requestId,
+    payerWallet: payer,
+    model: model.id,
+    provider: model.provider,
+    tokensIn: usage?.prompt_tokens ?? estimatedInputTokens,
+    tokensOut: usage?.completion_tokens ?? 0,
+    amountChargedAtomic: charged,
+  };
 }

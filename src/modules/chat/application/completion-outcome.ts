@@ -36,6 +36,8 @@ export interface CompletionCaller {
   paymentHeader: string | undefined;
   /** The request body's size in bytes: what it costs in the client's unpaid budget. */
   bodyBytes: number;
+  /** The body as received: a channel voucher is bound to its SHA-256. */
+  rawBody: Uint8Array;
   /** A valid X-Session-Id, if any. */
   sessionId: string | undefined;
   /** Where upstream and payment time are recorded for the metrics. */

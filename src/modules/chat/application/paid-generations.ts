@@ -128,8 +128,9 @@ export class PaidGenerations implements BeforeApplicationShutdown {
     const { payment } = call;
     await payment.recordDelivery(generation.delivery(end));
     const paid = end.settlement.status !== 'failed';
-    const charged = paid ? await payment.charge(start.cached ? start.candidate.cost.total : answerCost(end.completion.usage, start.candidate.model.rates)) : 0n;
-    this.spend.answer({ requestId: start.requestId, payer: payment.payer, model: start.candidate.model, usage: end.completion.usage, estimatedInputTokens: start.inputTokens, charged });
+    const answer = { requestId: start.requestId, model: start.candidate.model, usage: end.completion.usage, estimatedInputTokens: start.inputTokens };
+    if (paid) await payment.charge(start.cached ? start.candidate.cost.total : answerCost(end.completion.usage, start.candidate.model.rates), answer);
+    else this.spend.answer({ ...answer, payer: payment.payer, charged: 0n });
     if (paid && generation.originalReceived !== 'all') {
       // The payment stays "used" as long as its answer is kept, or a resend would meet the chain checks instead.
       await payment.holdFor(this.config.settlement.redeliveryTtlMs);

@@ -51,9 +51,10 @@ export class PaidServing {
     let payment: PaidPayment;
     try {
       payment = await this.payments.accept(header, {
-        schemes: ['exact', 'escrow'],
+        schemes: ['exact', 'escrow', 'channel'],
         exactSettlesAt: 'at_first_content',
         path: caller.surface.path,
+        body: caller.rawBody,
         quote: quote.total,
         requestId: caller.requestId,
         clientAddress: caller.clientAddress,

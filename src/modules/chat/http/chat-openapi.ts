@@ -35,7 +35,7 @@ export const ApiChatCompletions = (): MethodDecorator =>
     ApiHeader({ name: 'X-Gw-Debug', required: false, description: '`true` adds the routing and timing headers' }),
     // A free model needs no payment at all.
     ApiSecurity({}),
-    ApiPaid('budget.exceeded', ...CHAT_ERRORS),
+    ApiPaid('budget.exceeded', 'rate_limit.channel_busy', ...CHAT_ERRORS),
     ApiResponse({
       status: 200,
       description: 'the completion; with `stream: true`, server-sent events of chat.completion.chunk ending with `data: [DONE]`',

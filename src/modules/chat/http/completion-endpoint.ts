@@ -61,6 +61,7 @@ export class CompletionEndpoint {
       signal: req.gw.signal,
       paymentHeader: typeof payment === 'string' ? payment : undefined,
       bodyBytes: bodyBytes(req),
+      rawBody: req.rawBody ?? EMPTY_BODY,
       sessionId: session,
       timing: req.gw.timing,
       suspendTimeout: () => req.gw.suspendTimeout(),
@@ -96,6 +97,8 @@ export class CompletionEndpoint {
 }
 
 /** The bytes of the body as received. */
+const EMPTY_BODY = new Uint8Array(0);
+
 function bodyBytes(req: Request): number {
   return req.rawBody?.length ?? 0;
 }

@@ -46,7 +46,7 @@ export const ApiMessages = (): MethodDecorator =>
     ANTHROPIC_HEADERS(),
     // A free model needs no payment at all.
     ApiSecurity({}),
-    ApiPaid('budget.exceeded', ...MESSAGES_ERRORS),
+    ApiPaid('budget.exceeded', 'rate_limit.channel_busy', ...MESSAGES_ERRORS),
     ApiResponse({
       status: 200,
       description:

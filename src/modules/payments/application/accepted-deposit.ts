@@ -1,3 +1,4 @@
+import type { AnswerSpend, SpendRecorder } from '../../billing/application/spend-recorder';
 import { encodePaymentResponseHeader, type Network } from '../../../../libs/x402';
 import type { AppLogger } from '../../../logging/app-logger';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
@@ -30,6 +31,7 @@ export interface DepositCollaborators {
    * grace. A claim still waiting then belongs to an instance that died mid-answer.
    */
   claimDueMs: number;
+  spend: SpendRecorder;
 }
 
 /**
@@ -166,7 +168,13 @@ export class AcceptedDeposit implements PaidPayment {
    * the gateway's estimate errs at its own risk, as with `exact`), and the quote when the usage is
    * unknown: the deposit, for an agent that deposited the quote (docs/decisions.md, "Escrow").
    */
-  async charge(realCost: bigint | null): Promise<bigint> {
+  async charge(realCost: bigint | null, answer: AnswerSpend): Promise<bigint> {
+    const charged = await this.claim(realCost);
+    this.deps.spend.answer({ ...answer, payer: this.payer, charged });
+    return charged;
+  }
+
+  private async claim(realCost: bigint | null): Promise<bigint> {
     if (this.phase !== 'serving') return 0n;
     const ceiling = this.ceiling();
     const claimAtomic = realCost === null || realCost > ceiling ? ceiling : realCost;

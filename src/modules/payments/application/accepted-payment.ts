@@ -1,4 +1,5 @@
 import type { AppLogger } from '../../../logging/app-logger';
+import type { AnswerSpend, SpendRecorder } from '../../billing/application/spend-recorder';
 import { encodePaymentResponseHeader, type Network } from '../../../../libs/x402';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { VerifiedTransfer } from '../domain/exact-payment';
@@ -26,6 +27,7 @@ export interface PaymentCollaborators {
   network: Network;
   confirmMs: number;
   blockhashes: BlockhashTracker;
+  spend: SpendRecorder;
 }
 
 /**
@@ -157,7 +159,8 @@ export class AcceptedPayment implements PaidPayment {
   }
 
   /** The transfer itself is the charge: what was paid, whatever the usage. */
-  charge(): Promise<bigint> {
+  charge(_realCost: bigint | null, answer: AnswerSpend): Promise<bigint> {
+    this.deps.spend.answer({ ...answer, payer: this.payer, charged: this.transfer.amount });
     return Promise.resolve(this.transfer.amount);
   }
 

@@ -1,3 +1,4 @@
+import { SpendRecorder } from '../../billing/application/spend-recorder';
 import { randomUUID } from 'node:crypto';
 import { Injectable, Optional } from '@nestjs/common';
 import type { PaymentPayload } from '../../../../libs/x402';
@@ -57,6 +58,7 @@ export class EscrowDeposits extends PaymentScheme {
     outbox: ReceiptOutbox,
     private readonly logger: AppLogger,
     private readonly config: GatewayConfig,
+    spend: SpendRecorder,
     @Optional() private readonly chain?: EscrowChain,
     @Optional() claims?: EscrowClaims,
     @Optional() receipts?: ReceiptStore,
@@ -67,7 +69,7 @@ export class EscrowDeposits extends PaymentScheme {
     const on = programId !== null && chain !== undefined && claims !== undefined && receipts !== undefined;
     this.terms = on ? { programId, provider: chain.provider } : null;
     const claimDueMs = config.http.streamMaxMs + config.settlement.confirmMs + config.http.shutdownGraceMs;
-    this.deps = on ? { receipts, claims, budgets, replay, outbox, metrics, logger, network: challenges.terms.network, claimDueMs } : null;
+    this.deps = on ? { receipts, claims, budgets, replay, outbox, metrics, logger, network: challenges.terms.network, claimDueMs, spend } : null;
   }
 
   /** The smallest quote escrow is offered and accepted for (GW_ESCROW_MIN_ATOMIC). */

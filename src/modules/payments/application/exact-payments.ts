@@ -4,6 +4,7 @@ import { AppLogger } from '../../../logging/app-logger';
 import type { PaymentPayload } from '../../../../libs/x402';
 import { GatewayError } from '../../../errors/gateway-error';
 import { PaymentRejection, type VerifiedTransfer } from '../domain/exact-payment';
+import { channelErrors } from '../domain/channel-errors';
 import { paymentErrors } from '../domain/payment-errors';
 import { pendingReceipt, type Receipt } from '../domain/receipt';
 import { PaymentChain } from '../ports/payment-chain';
@@ -11,6 +12,7 @@ import { NONCE_REPLAY_TTL_MS, REPLAY_TTL_MS, ReplayStore, ReplayStoreFull } from
 import { PaymentAlreadyHeld, ReceiptStore } from '../ports/receipt-store';
 import { BudgetReservations } from '../ports/budget-reservations';
 import { GatewayConfig } from '../../../config/gateway-config';
+import { SpendRecorder } from '../../billing/application/spend-recorder';
 import { AcceptedPayment, type PaymentCollaborators } from './accepted-payment';
 import { ReceiptOutbox } from './receipt-outbox';
 import { PaymentChallenges } from './payment-challenges';
@@ -50,18 +52,48 @@ export class ExactPayments extends PaymentScheme {
     outbox: ReceiptOutbox,
     private readonly logger: AppLogger,
     config: GatewayConfig,
+    spend: SpendRecorder,
     @Optional() private readonly receipts?: ReceiptStore,
   ) {
     super();
     logger.setContext(ExactPayments.name);
-    this.collaborators = { chain, replay, receipts, budgets, outbox, metrics, logger, network: challenges.terms.network, confirmMs: config.settlement.confirmMs, blockhashes };
+    this.collaborators = { chain, replay, receipts, budgets, outbox, metrics, logger, network: challenges.terms.network, confirmMs: config.settlement.confirmMs, blockhashes, spend };
     this.minBlockhashLifeMs = config.settlement.minBlockhashLifeMs;
   }
 
   /** An `exact` payment: its offer's terms, then the checks in the order above. */
   async accept(payload: PaymentPayload, context: PaymentContext): Promise<AcceptedPayment> {
     const transaction = this.exactTransaction(payload, context);
-    const transfer = this.verify(transaction, context.quote, context.durableNonces !== 'refuse');
+    const transfer = this.verify(transaction, this.challenges.terms.payTo, context.quote, context.durableNonces !== 'refuse');
+    return this.admit(transfer, transaction, context, this.challenges.terms.payTo);
+  }
+
+  /**
+   * A channel's funding transfer, checked without the chain (ARCHITECTURE.md section 3, "Channels"):
+   * an `exact` transfer paying `custody` at least `minimum` from a source `agent` authorises. The
+   * wrong destination, too small an amount, or another authority are named (400).
+   */
+  fundingTransfer(transaction: string, funding: { custody: string; agent: string }, minimum: bigint): VerifiedTransfer {
+    let transfer: VerifiedTransfer;
+    try {
+      transfer = this.verify(transaction, funding.custody, minimum, false);
+    } catch (err) {
+      const reason = err instanceof GatewayError && err.cause instanceof PaymentRejection ? err.cause.reason : undefined;
+      if (reason === 'destination') throw channelErrors.fundingInvalid(`its destination is not the custody wallet's USDC token account (custody ${funding.custody})`);
+      if (reason === 'amount') throw channelErrors.fundingInvalid(`its amount is below the minimum deposit of ${minimum} atomic USDC`);
+      throw err;
+    }
+    if (transfer.payer !== funding.agent) throw channelErrors.fundingInvalid('its source is not authorised by agent_wallet');
+    return transfer;
+  }
+
+  /** The funding `fundingTransfer` checked, through the rest of a payment's checks and lifecycle; a deposit is not spend, so no budget is reserved for it. */
+  acceptFunding(transfer: VerifiedTransfer, transaction: string, context: PaymentContext, custody: string): Promise<AcceptedPayment> {
+    return this.admit(transfer, transaction, { ...context, budgetedPayers: 'exempt' }, custody);
+  }
+
+  /** The checks after the transaction's own, in order, up to the pending receipt. */
+  private async admit(transfer: VerifiedTransfer, transaction: string, context: PaymentContext, payTo: string): Promise<AcceptedPayment> {
     const unsponsored = this.sponsorship.refusal(transfer, context.quote);
     if (unsponsored) throw unsponsored;
     if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed(transfer.replayKey);
@@ -78,7 +110,7 @@ export class ExactPayments extends PaymentScheme {
       holds.push(await this.exposure.hold(transfer, receiptId, balance, ttl));
       const sponsored = await this.sponsorship.hold(transfer, context.clientAddress);
       if (sponsored) holds.push(sponsored);
-      const refusal = await this.budgets.reserve(receiptId, transfer.payer, transfer.amount);
+      const refusal = context.budgetedPayers === 'exempt' ? null : await this.budgets.reserve(receiptId, transfer.payer, transfer.amount);
       if (refusal) throw refusal;
     } catch (err) {
       await Promise.all([releaseHolds(), this.replay.release(transfer.replayKey)]);
@@ -86,7 +118,7 @@ export class ExactPayments extends PaymentScheme {
     }
     let receipt: Receipt | null = null;
     try {
-      receipt = await this.writeReceipt(receiptId, transfer, transaction, context, payload);
+      receipt = await this.writeReceipt(receiptId, transfer, transaction, context, payTo);
     } catch (err) {
       // A reservation that cannot be released now lapses on its own (no receipt): it must not keep the claim.
       const released = this.budgets
@@ -124,11 +156,11 @@ export class ExactPayments extends PaymentScheme {
     return payload.payload.transaction;
   }
 
-  private verify(transaction: string, quote: bigint, durableNonces: boolean): VerifiedTransfer {
+  private verify(transaction: string, payTo: string, quote: bigint, durableNonces: boolean): VerifiedTransfer {
     const { terms } = this.challenges;
     try {
       return this.chain.verifyTransfer(transaction, {
-        payTo: terms.payTo,
+        payTo,
         mint: terms.asset,
         minimumAmount: quote,
         allowDurableNonce: durableNonces && this.replay.durable(),
@@ -136,7 +168,7 @@ export class ExactPayments extends PaymentScheme {
     } catch (err) {
       if (!(err instanceof PaymentRejection)) throw err;
       this.logger.info({ reason: err.reason }, 'payment transaction refused');
-      throw paymentErrors.unverifiable();
+      throw paymentErrors.unverifiable(err);
     }
   }
 
@@ -185,15 +217,16 @@ export class ExactPayments extends PaymentScheme {
     if (life < this.minBlockhashLifeMs) throw paymentErrors.shortLived(Math.floor(life / 1000), this.minBlockhashLifeMs / 1000);
   }
 
-  private async writeReceipt(id: string, transfer: VerifiedTransfer, transaction: string, context: PaymentContext, payload: PaymentPayload): Promise<Receipt | null> {
+  private async writeReceipt(id: string, transfer: VerifiedTransfer, transaction: string, context: PaymentContext, payTo: string): Promise<Receipt | null> {
     if (!this.receipts) return null;
+    const { network, asset } = this.challenges.terms;
     const receipt = pendingReceipt({
       id,
       scheme: 'exact',
-      network: payload.accepted.network,
-      asset: payload.accepted.asset,
+      network,
+      asset,
       payerWallet: transfer.payer,
-      payTo: payload.accepted.payTo,
+      payTo,
       transactionSignature: transfer.signature,
       amountQuotedAtomic: context.quote,
       amountPaidAtomic: transfer.amount,

@@ -1,6 +1,7 @@
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
 import type { Delivery } from '../domain/receipt';
 import type { SettlementMoment } from '../domain/schemes';
+import type { AnswerSpend } from '../../billing/application/spend-recorder';
 import type { Settlement } from './settlement';
 
 /**
@@ -9,7 +10,7 @@ import type { Settlement } from './settlement';
  * claim becomes owed at the answer's first content and is worked once it ends (AcceptedDeposit).
  */
 export interface PaidPayment {
-  readonly scheme: 'exact' | 'escrow';
+  readonly scheme: 'exact' | 'escrow' | 'channel';
   /** When its money moves: an `exact` transfer as its surface asked, an escrow deposit before serving. */
   readonly settlesAt: SettlementMoment;
   readonly payer: string;
@@ -44,7 +45,9 @@ export interface PaidPayment {
   /**
    * The answer ended having delivered content; `realCost` is what its real usage costs (null when
    * the usage is unknown). Returns what the payer is charged: an `exact` payment what it paid; an
-   * escrow deposit the real cost (the deposit when unknown, never more), queued for its claim.
+   * escrow deposit the real cost (the deposit when unknown, never more), queued for its claim; a
+   * channel draw its quote, once recorded. The answer's spend row is written with the charge (a
+   * draw's in the draw's own transaction).
    */
-  charge(realCost: bigint | null): Promise<bigint>;
+  charge(realCost: bigint | null, answer: AnswerSpend): Promise<bigint>;
 }

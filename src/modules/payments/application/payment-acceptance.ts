@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { decodePaymentSignature, PaymentPayloadError, type PaymentPayload } from '../../../../libs/x402';
 import { GatewayError } from '../../../errors/gateway-error';
 import { paymentErrors } from '../domain/payment-errors';
+import { ChannelDraws } from './channel-draws';
 import { EscrowDeposits } from './escrow-deposits';
 import { ExactPayments } from './exact-payments';
 import type { PaidPayment } from './paid-payment';
@@ -29,9 +30,10 @@ export class PaymentAcceptance {
     private readonly challenges: PaymentChallenges,
     private readonly exact: ExactPayments,
     escrow: EscrowDeposits,
+    channels: ChannelDraws,
     private readonly metrics: PaymentMetrics,
   ) {
-    this.schemes = [exact, escrow];
+    this.schemes = [exact, escrow, channels];
   }
 
   async accept(header: string, context: PaymentContext): Promise<PaidPayment> {
@@ -50,7 +52,7 @@ export class PaymentAcceptance {
     }
   }
 
-  /** Size, decode, and the terms every scheme shares: resource, network, asset; a channel voucher is 404 while channels do not exist. */
+  /** Size, decode, and the terms every scheme shares: resource, network, asset; a channel voucher where the surface takes none is 404, as with channels off. */
   private decodeChecked(header: string, context: PaymentContext): PaymentPayload {
     if (Buffer.byteLength(header, 'utf8') > MAX_PAYMENT_HEADER_BYTES) throw paymentErrors.tooLarge(MAX_PAYMENT_HEADER_BYTES);
     const payload = decode(header);
@@ -59,7 +61,7 @@ export class PaymentAcceptance {
     const { accepted } = payload;
     if (accepted.network !== terms.network) throw paymentErrors.network(terms.network);
     if (accepted.asset !== terms.asset) throw paymentErrors.asset(terms.asset);
-    if (accepted.scheme === 'channel' || payload.payload.kind === 'channel') throw paymentErrors.channelUnavailable();
+    if ((accepted.scheme === 'channel' || payload.payload.kind === 'channel') && !context.schemes.includes('channel')) throw paymentErrors.channelUnavailable();
     return payload;
   }
 }

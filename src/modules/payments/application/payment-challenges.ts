@@ -51,6 +51,6 @@ export class PaymentChallenges {
             ),
           }
         : failedSettlementHeader(err.code, transaction, this.terms.network);
-    return new GatewayError(err.code, err.message, { ...err.headers, ...header }, { cause: err.cause });
+    return new GatewayError(err.code, err.message, { ...err.headers, ...header }, { cause: err.cause, details: err.details });
   }
 }

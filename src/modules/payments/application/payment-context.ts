@@ -18,14 +18,17 @@ export interface PaymentContext {
   clientAddress: string;
   /** The attempt, counted by `PaymentAttempts.count` for this client address before the caller's own work. */
   attempt: CountedAttempt;
+  /** The request body as received, which a channel voucher's digest binds (REST surfaces taking channels). */
+  body?: Uint8Array;
   /** The quoted model, for the receipt (null on tools). */
   model: string | null;
   /**
    * How a payer under a budget is treated: its payment reserved against the budget (chat, the
    * default), or refused with 403 after verification and before the claim, with nothing moved
-   * (the paid tools and A2A, which do not carry budgets; docs/decisions.md, "Budgets").
+   * (the paid tools and A2A, which do not carry budgets; docs/decisions.md, "Budgets"), or neither
+   * (a channel's funding, which is a deposit, not spend: its draws are what budgets count).
    */
-  budgetedPayers?: 'reserve' | 'refuse';
+  budgetedPayers?: 'reserve' | 'refuse' | 'exempt';
   /**
    * Whether a durable-nonce transfer is taken (chat, the default: it holds its answer until the
    * transfer lands, and keeps it for a resend), or refused (the paid tools and A2A, which serve once

@@ -21,6 +21,8 @@ export class PaymentMetrics {
   private readonly sponsoredLamports: Counter;
   private readonly sponsorshipRefusals: Counter<'bound'>;
   private readonly budgetRejections: Counter<'reason'>;
+  private readonly channelOpens: Counter;
+  private readonly channelDraws: Counter<'surface' | 'outcome'>;
 
   constructor(private readonly registry: Registry) {
     this.payments = new Counter({ name: 'gw_payments_total', help: 'Payment headers by outcome (accepted, or why refused)', labelNames: ['outcome'], registers: [registry] });
@@ -51,6 +53,13 @@ export class PaymentMetrics {
       name: 'gw_sponsorship_refusals_total',
       help: 'Sponsored payments refused, by the bound they met: priority, quote, wallet, client, global',
       labelNames: ['bound'],
+      registers: [registry],
+    });
+    this.channelOpens = new Counter({ name: 'gw_channel_opens_total', help: 'Channels opened (their funding landed)', registers: [registry] });
+    this.channelDraws = new Counter({
+      name: 'gw_channel_draws_total',
+      help: 'Delivered channel draws by surface and outcome: recorded, race (a close moved the channel first: served free), error (the record failed)',
+      labelNames: ['surface', 'outcome'],
       registers: [registry],
     });
     this.budgetRejections = new Counter({
@@ -106,6 +115,30 @@ export class PaymentMetrics {
     });
   }
 
+  /** The channels' close jobs by status and custody's USDC balance, read at each scrape (a balance that cannot be read keeps its last value). */
+  channels(read: { closeJobs: () => Promise<Readonly<Record<'pending' | 'in_progress' | 'completed', number>>>; custodyBalance: () => Promise<bigint | null> }): void {
+    new Gauge({
+      name: 'gw_channel_close_jobs',
+      help: 'Channel close jobs, by status',
+      labelNames: ['status'],
+      registers: [this.registry],
+      aggregator: 'max',
+      async collect() {
+        for (const [status, count] of Object.entries(await read.closeJobs())) this.set({ status }, count);
+      },
+    });
+    new Gauge({
+      name: 'gw_channel_custody_balance_atomic',
+      help: "The channel custody wallet's USDC balance, atomic units",
+      registers: [this.registry],
+      aggregator: 'max',
+      async collect() {
+        const balance = await read.custodyBalance();
+        if (balance !== null) this.set(Number(balance));
+      },
+    });
+  }
+
   /** Gauges read at each scrape: this window's escrow claim fees (all instances, as last seen) and whether new escrow offers stop. */
   escrowClaimFees(read: () => { windowLamports: bigint; suspended: boolean }): void {
     new Gauge({
@@ -153,6 +186,14 @@ export class PaymentMetrics {
 
   settlement(result: string): void {
     this.settlements.inc({ result });
+  }
+
+  channelOpened(): void {
+    this.channelOpens.inc();
+  }
+
+  channelDraw(surface: string, outcome: 'recorded' | 'race' | 'error'): void {
+    this.channelDraws.inc({ surface, outcome });
   }
 
   sponsored(lamports: bigint): void {

@@ -33,7 +33,8 @@ export const paymentErrors = {
   escrowSuspended: () => new GatewayError('payment.escrow_suspended', 'escrow is not accepted for now: its claim fees have reached their hourly bound; pay with exact, or see GET /v1/escrow/config'),
   channelUnavailable: () => new GatewayError('payment.channel_unavailable', 'channel payments are not available on this gateway'),
   replayed: (replayKey: string) => new PaymentReplayed(replayKey),
-  unverifiable: () => new GatewayError('payment.unverifiable', PAYMENT_VERIFICATION_FAILED),
+  /** `rejection` (kept as the cause, for logs and for a caller that names some reasons) is never shown: spec 7 has one answer for every refused transaction. */
+  unverifiable: (rejection?: Error) => new GatewayError('payment.unverifiable', PAYMENT_VERIFICATION_FAILED, {}, rejection ? { cause: rejection } : undefined),
   expired: () => new GatewayError('payment.blockhash_expired', 'payment transaction blockhash has expired; sign a new payment and retry'),
   unconfirmed: () => new GatewayError('payment.unconfirmed', 'Payment transaction could not be confirmed. Please retry with the same payment: it was sent and may still land.'),
   depositUnconfirmed: () =>

@@ -1,4 +1,4 @@
-import { ATOMIC_USDC, INTEGER, nullable, object, STRING, TIMESTAMP, USDC, type JsonSchema } from '../../../http/openapi/wire-schemas';
+import { ATOMIC_USDC, BOOLEAN, INTEGER, nullable, object, STRING, TIMESTAMP, USDC, type JsonSchema } from '../../../http/openapi/wire-schemas';
 
 /** The receipt and the escrow routes' shapes, for the OpenAPI document. */
 const NULLABLE_ATOMIC: JsonSchema = nullable(ATOMIC_USDC);
@@ -8,7 +8,7 @@ export const RECEIPT: JsonSchema = object(
     id: { type: 'string', format: 'uuid' },
     object: { const: 'receipt' },
     status: { enum: ['pending', 'settled', 'failed', 'not_charged'] },
-    scheme: { enum: ['exact', 'escrow'] },
+    scheme: { enum: ['exact', 'escrow', 'channel'] },
     network: STRING,
     asset: STRING,
     payer_wallet: STRING,
@@ -54,4 +54,33 @@ export const ESCROW_HEALTH: JsonSchema = object({
   claims: object({ failed: INTEGER, pending_in_queue: { type: 'integer', description: 'above 50: claims are falling behind' }, completed: INTEGER }),
   fee_payer_wallets: INTEGER,
   breaker: object({ state: { enum: ['closed', 'open'] }, open_until: nullable(TIMESTAMP), samples: INTEGER, failures: INTEGER }),
+});
+
+export const CHANNEL: JsonSchema = object(
+  {
+    channel_id: { ...STRING, description: '32 random bytes, base58; knowing it is the capability to read the channel' },
+    agent_wallet: STRING,
+    session_key: { ...STRING, description: 'signs vouchers and the close' },
+    deposited: ATOMIC_USDC,
+    last_cumulative: { ...ATOMIC_USDC, description: 'drawn so far: the next voucher is this plus the quote' },
+    refund: { ...ATOMIC_USDC, description: 'what the close pays back to the agent: deposited - last_cumulative' },
+    payout: { ...ATOMIC_USDC, description: 'what the close pays the recipient: last_cumulative' },
+    status: { enum: ['opening', 'open', 'closing', 'closed'] },
+    funding_signature: STRING,
+    custody: STRING,
+    network: STRING,
+    close_signature: { ...nullable(STRING), description: 'the settlement transaction, once closed' },
+  },
+  ['close_signature'],
+);
+
+export const CHANNEL_CONFIG: JsonSchema = object({
+  enabled: BOOLEAN,
+  custody: nullable(STRING),
+  recipient: STRING,
+  mint: STRING,
+  network: STRING,
+  min_deposit: ATOMIC_USDC,
+  current_slot: NULLABLE_INTEGER,
+  min_expiry_slots: INTEGER,
 });

@@ -2,6 +2,8 @@ import type { PreparedTransaction } from './payment-chain';
 
 /** A close's settlement: the refund to the agent and the payout to the recipient (a zero amount is left out). */
 export interface CloseOrder {
+  /** Named in the transaction's memo: closes of equal amounts are then never one transaction. */
+  channelId: string;
   agent: string;
   refund: bigint;
   payout: bigint;

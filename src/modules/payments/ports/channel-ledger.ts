@@ -51,6 +51,9 @@ export abstract class ChannelLedger {
 
   abstract find(id: string): Promise<Channel | null>;
 
+  /** The channel its funding transfer (the payer's signature) opened, in any status. */
+  abstract findByFunding(fundingSignature: string): Promise<Channel | null>;
+
   /** Channels `opening` since before `createdBefore`, at most `limit` (the reconciler finishes or drops them). */
   abstract openingBefore(createdBefore: Date, limit: number): Promise<Channel[]>;
 
