@@ -22,14 +22,17 @@ export interface DemoWorld {
   close(): Promise<void>;
 }
 
-/** `env` adds to the gateway's environment; `escrowProgramId` makes the chain emulate the escrow program. */
-export async function startDemoWorld(options: { escrowProgramId?: PublicKey; env?: (world: Pick<DemoWorld, 'localnet' | 'mint'>) => Record<string, string> } = {}): Promise<DemoWorld> {
+/** `env` adds to the gateway's environment; `escrowProgramId` makes the chain emulate the escrow program; `before` readies the chain before the gateway starts. */
+export async function startDemoWorld(
+  options: { escrowProgramId?: PublicKey; env?: (world: Pick<DemoWorld, 'localnet' | 'mint'>) => Record<string, string>; before?: (world: Pick<DemoWorld, 'localnet' | 'mint'>) => void } = {},
+): Promise<DemoWorld> {
   const localnet = await startLocalnet({ escrowProgramId: options.escrowProgramId });
   const fake = await startOpenAiFake();
   const mint = localnet.createUsdcMint();
   const [recipient, feePayer] = [Keypair.generate(), Keypair.generate()];
   localnet.createTokenAccount(recipient.publicKey);
   localnet.airdrop(feePayer.publicKey, LAMPORTS_PER_SOL);
+  options.before?.({ localnet, mint });
   const { config } = loadConfig({
     HOST: '127.0.0.1',
     PORT: '0',

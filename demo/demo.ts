@@ -3,7 +3,8 @@
  * at the mainnet mint, a fake OpenAI-compatible provider, the gateway, and a fresh wallet that
  * pays for one chat completion with the official x402 client. Prints the quote, the payment, the
  * answer, the receipt and both balances before and after. Everything stays on 127.0.0.1.
- * `npm run demo -- --escrow` shows the escrow scheme instead (demo/escrow-demo.ts).
+ * `npm run demo -- --escrow` shows the escrow scheme instead (demo/escrow-demo.ts), `--channel` a
+ * payment channel (demo/channel-demo.ts).
  */
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Keypair } from '@solana/web3.js';
@@ -11,6 +12,7 @@ import { ExactSvmScheme } from '@x402/svm';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, decodePaymentSignature } from '../libs/x402';
 import { formatUsdc } from '../src/modules/billing/domain/atomic-usdc';
 import { startDemoWorld } from './demo-world';
+import { channelDemo, DemoRefusal } from './channel-demo';
 import { escrowDemo } from './escrow-demo';
 
 const coreClient = require('@x402/core/client') as typeof import('@x402/core/dist/cjs/client');
@@ -20,6 +22,7 @@ const BODY = { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 
 
 async function main(): Promise<void> {
   if (process.argv.includes('--escrow')) return escrowDemo(line);
+  if (process.argv.includes('--channel')) return channelDemo(line);
   const wallet = Keypair.generate();
   const { localnet, fake, recipient, config, gateway, close } = await startDemoWorld();
   localnet.fundUsdc(wallet.publicKey, 5_000_000n); // 5 USDC, and no SOL: the gateway sponsors the fee
@@ -74,6 +77,10 @@ function line(title: string, text: string): void {
 }
 
 main().catch((err: unknown) => {
+  if (err instanceof DemoRefusal) {
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`demo failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

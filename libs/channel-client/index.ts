@@ -4,7 +4,7 @@
  * with the same messages and `verifySignature`.
  */
 export { voucherMessage, closeMessage, VOUCHER_DOMAIN, CLOSE_DOMAIN, CHANNEL_ID_BYTES, REQUEST_DIGEST_BYTES, VOUCHER_MESSAGE_BYTES, type VoucherFields } from './messages';
-export { ChannelSigner, verifySignature } from './signer';
+export { ChannelSigner, usableSessionKey, verifySignature } from './signer';
 export { readQuote, type ChannelQuote } from './quote';
 export { channelPaymentSignature, type SignedVoucher } from './payment-header';
 export { wrapFetchWithChannel, type ChannelFetch, type ChannelFetchOptions } from './channel-fetch';

@@ -66,19 +66,29 @@ export class ChannelSigner {
  */
 export function verifySignature(message: Uint8Array, signature: Uint8Array, publicKey: string): boolean {
   if (signature.length !== SIGNATURE_BYTES) return false;
-  let key: Uint8Array;
-  try {
-    key = bs58.decode(publicKey);
-  } catch {
-    return false;
-  }
-  if (key.length !== PUBLIC_KEY_BYTES || hasSmallOrder(key)) return false;
+  const key = sessionKeyBytes(publicKey);
+  if (key === null) return false;
   try {
     return verify(null, message, createPublicKey({ key: Buffer.concat([SPKI_PREFIX, key]), format: 'der', type: 'spki' }), signature);
   } catch {
     // OpenSSL refuses some 32-byte strings as keys (not a curve point): no signature verifies against them.
     return false;
   }
+}
+
+/** Whether `publicKey` (base58) can sign vouchers `verifySignature` accepts: 32 bytes, not of small order. */
+export function usableSessionKey(publicKey: string): boolean {
+  return sessionKeyBytes(publicKey) !== null;
+}
+
+function sessionKeyBytes(publicKey: string): Uint8Array | null {
+  let key: Uint8Array;
+  try {
+    key = bs58.decode(publicKey);
+  } catch {
+    return null;
+  }
+  return key.length !== PUBLIC_KEY_BYTES || hasSmallOrder(key) ? null : key;
 }
 
 function hasSmallOrder(key: Uint8Array): boolean {

@@ -10,10 +10,16 @@ export interface CatalogueEntry {
 }
 
 /**
- * Rows whose meaning carries this mark are registered only when escrow is configured
- * (escrow-claim-processor.ts), so a gateway without escrow does not export them.
+ * Rows whose meaning carries one of these marks are registered only when escrow is configured
+ * (escrow-claim-processor.ts) or channels are on (channel-worker.ts), so a gateway without them
+ * does not export them.
  */
-export const ESCROW_ONLY = '(escrow only)';
+const CONFIGURED_ONLY = ['(escrow only)', '(channels only)'];
+
+/** Whether a gateway exports the row's metric only when escrow or channels are on. */
+export function configuredOnly(entry: CatalogueEntry): boolean {
+  return CONFIGURED_ONLY.some((mark) => entry.meaning.includes(mark));
+}
 
 /** The Prometheus naming rule the catalogue holds every metric to (README.md, "Metrics"). */
 export const METRIC_NAME = /^gw_[a-z]+_[a-z0-9_]+$/;

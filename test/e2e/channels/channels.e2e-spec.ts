@@ -2,8 +2,10 @@ import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { createHash } from 'node:crypto';
 import { ChannelSigner, channelIdBytes, channelPaymentSignature, closeChannel, readQuote, voucherMessage, wrapFetchWithChannel, type ChannelQuote } from '../../../libs/channel-client';
+import { askThroughChannel } from '../../../examples/channel-paying';
 import type { RunningGateway } from '../../../src/gateway';
 import { chatBody, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
+import { exampleText, README } from '../../support/paying-example';
 import { paymentInstructions, paymentTransaction, toBase64, transferChecked } from '../../support/payment-transactions';
 import { startPrivateRedis, type PrivateRedis } from '../../support/private-redis';
 import { serviceAvailable } from '../../support/services';
@@ -204,6 +206,16 @@ describeWithServices('channels on the local chain (PostgreSQL, a private Redis)'
     const res = await post(CHAT, body, { 'PAYMENT-SIGNATURE': channelPaymentSignature(quote, { ...fields, signature }) });
     expect(res.status).toBe(200);
     await res.text();
+  });
+
+  it("runs the README's example: the openai SDK paying from a channel", async () => {
+    const agent = newAgent();
+    const id = (await open({ agent_wallet: agent.publicKey.toBase58(), funding_tx: fundingTx(agent, DEPOSIT) })).body.channel_id;
+    expect(README).toContain(exampleText('channel-paying.ts'));
+    const answer = await askThroughChannel({ GATEWAY_URL: gateway.url, CHANNEL_ID: id, SESSION_SECRET_KEY: bs58.encode(agent.secretKey) });
+    expect(answer).toContain('fake openai reply');
+    for (let tries = 0; tries < 50 && (await channel(id)).last_cumulative === '0'; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(BigInt((await channel(id)).last_cumulative)).toBeGreaterThan(0n);
   });
 
   it('refuses a funding to another wallet than custody, naming it', async () => {

@@ -10,7 +10,7 @@ import { Client } from 'pg';
 import type { RunningGateway } from '../../../src/gateway';
 import { formatUsdc } from '../../../src/modules/billing/domain/atomic-usdc';
 import { TEST_ADMIN_TOKEN, tempDir } from '../../support/gateway-harness';
-import { ESCROW_ONLY, exposedMetrics, readmeCatalogue } from '../../support/metrics-catalogue';
+import { configuredOnly, exposedMetrics, readmeCatalogue } from '../../support/metrics-catalogue';
 import { closedPort } from '../../support/network';
 import { createTestDatabase } from '../../support/postgres';
 import { CHAT_PATH, chatBody, quote, specPaymentHeader, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
@@ -284,7 +284,7 @@ describe('GW_WORKERS', () => {
         expect(liveRequests(scrape.body)).toBe(K);
       }
       // The sum keeps the catalogue's names: the process start time too, which prom-client would leave out.
-      const catalogue = [...readmeCatalogue().values()].filter((entry) => !entry.meaning.includes(ESCROW_ONLY)).map((entry) => `${entry.name} ${entry.type}`);
+      const catalogue = [...readmeCatalogue().values()].filter((entry) => !configuredOnly(entry)).map((entry) => `${entry.name} ${entry.type}`);
       expect([...exposedMetrics(scrapes[0].body)].map(([name, type]) => `${name} ${type}`).sort()).toEqual(catalogue.sort());
       // Earlier scrapes are counted by the worker that answered each, and show in the later ones whichever worker answers.
       const scraped = (text: string): number => [...text.matchAll(/^gw_http_requests_total\{[^}]*route="\/metrics"[^}]*\} (\S+)$/gm)].reduce((sum, [, value]) => sum + Number(value), 0);

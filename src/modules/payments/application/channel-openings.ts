@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import bs58 from 'bs58';
+import { usableSessionKey } from '../../../../libs/channel-client/signer';
 import { GatewayConfig } from '../../../config/gateway-config';
+import { fieldError } from '../../../errors/gateway-error';
 import { AppLogger } from '../../../logging/app-logger';
 import type { Channel } from '../domain/channel';
 import { channelErrors } from '../domain/channel-errors';
@@ -50,6 +52,10 @@ export class ChannelOpenings {
 
   async open(request: OpenRequest): Promise<Opened> {
     const parts = this.availability.require();
+    const sessionKey = request.sessionKey ?? request.agentWallet;
+    // A key of small order would verify forged signatures were it taken; none of its vouchers is.
+    if (!usableSessionKey(sessionKey))
+      throw fieldError('request.invalid_body', request.sessionKey ? 'session_key' : 'agent_wallet', 'the session key is not a usable ed25519 public key (32 bytes, not of small order)');
     const custody = parts.chain.custody;
     const minimum = this.config.channels.minDepositAtomic;
     const openDigest = digestOf(request);
@@ -81,7 +87,7 @@ export class ChannelOpenings {
       .createOpening({
         id: bs58.encode(randomBytes(32)),
         agentWallet: request.agentWallet,
-        sessionKey: request.sessionKey ?? request.agentWallet,
+        sessionKey,
         custody,
         deposited: transfer.amount,
         fundingSignature: transfer.signature,

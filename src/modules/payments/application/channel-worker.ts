@@ -43,8 +43,9 @@ export class ChannelWorker implements OnApplicationBootstrap, BeforeApplicationS
     private readonly logger: AppLogger,
   ) {
     logger.setContext(ChannelWorker.name);
-    // Its RPC calls and its confirmation window, with room to spare.
-    this.leaseMs = config.settlement.confirmMs + 30_000;
+    // A lease outlives the work on it (its confirmation window and RPC calls) by GW_LEASE_TTL_SECS;
+    // should it lapse anyway, the next holder looks up every settlement sent before sending one.
+    this.leaseMs = config.settlement.leaseTtlMs + config.settlement.confirmMs;
   }
 
   async onApplicationBootstrap(): Promise<void> {

@@ -40,7 +40,9 @@ export class PaymentAcceptance {
     if (context.attempt.clientAddress !== context.clientAddress) throw new TypeError('the attempt was counted for another client address');
     try {
       const payload = this.decodeChecked(header, context);
-      const scheme = this.schemes.find((candidate) => candidate.name === payload.accepted.scheme && context.schemes.includes(candidate.name)) ?? this.exact;
+      // A voucher is the channel scheme's to judge whatever its `accepted` says: 404 while channels are off (spec 4.7).
+      const named = isVoucher(payload) ? 'channel' : payload.accepted.scheme;
+      const scheme = this.schemes.find((candidate) => candidate.name === named && context.schemes.includes(candidate.name)) ?? this.exact;
       const payment = await scheme.accept(payload, context);
       this.metrics.payment('accepted');
       return payment;
@@ -61,9 +63,13 @@ export class PaymentAcceptance {
     const { accepted } = payload;
     if (accepted.network !== terms.network) throw paymentErrors.network(terms.network);
     if (accepted.asset !== terms.asset) throw paymentErrors.asset(terms.asset);
-    if ((accepted.scheme === 'channel' || payload.payload.kind === 'channel') && !context.schemes.includes('channel')) throw paymentErrors.channelUnavailable();
+    if (isVoucher(payload) && !context.schemes.includes('channel')) throw paymentErrors.channelUnavailable();
     return payload;
   }
+}
+
+function isVoucher(payload: PaymentPayload): boolean {
+  return payload.accepted.scheme === 'channel' || payload.payload.kind === 'channel';
 }
 
 function decode(header: string): PaymentPayload {
