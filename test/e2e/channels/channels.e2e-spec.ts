@@ -4,6 +4,8 @@ import { createHash } from 'node:crypto';
 import { ChannelSigner, channelIdBytes, channelPaymentSignature, closeChannel, readQuote, voucherMessage, wrapFetchWithChannel, type ChannelQuote } from '../../../libs/channel-client';
 import { askThroughChannel } from '../../../examples/channel-paying';
 import type { RunningGateway } from '../../../src/gateway';
+import { formatUsdc } from '../../../src/modules/billing/domain/atomic-usdc';
+import { TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
 import { chatBody, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { exampleText, README } from '../../support/paying-example';
 import { paymentInstructions, paymentTransaction, toBase64, transferChecked } from '../../support/payment-transactions';
@@ -37,6 +39,7 @@ describeWithServices('channels on the local chain (PostgreSQL, a private Redis)'
       GW_CHANNEL_CUSTODY_KEY: bs58.encode(custody.secretKey),
       GW_CHANNEL_MIN_DEPOSIT_ATOMIC: '1000',
       GW_CHANNEL_WORK_INTERVAL_MS: '100',
+      GW_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     });
   });
 
@@ -195,6 +198,38 @@ describeWithServices('channels on the local chain (PostgreSQL, a private Redis)'
     expect((await channel(id)).last_cumulative).toBe(quote.toString());
   });
 
+  it("draws through the budget seam: a budgeted agent's draw is reserved and spent, one past its budget is refused with nothing drawn, and the deposit is no spend", async () => {
+    const agent = newAgent();
+    const signer = new ChannelSigner(agent.secretKey);
+    const admin = async (method: string, path: string, body?: unknown) =>
+      (await (
+        await fetch(`${gateway.url}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+      ).json()) as Record<string, unknown>;
+    const body = JSON.stringify(chatBody({ messages: [{ role: 'user', content: 'budgeted' }] }));
+    // A daily budget of one answer, set before the open: the deposit, far above it, is not spend.
+    const quoted = ((await readQuote(await post(CHAT, body))) as ChannelQuote).amount;
+    await admin('PUT', `/v1/wallets/${agent.publicKey.toBase58()}/budget`, { daily: Number(formatUsdc(quoted)) });
+    const opened = await open({ agent_wallet: agent.publicKey.toBase58(), funding_tx: fundingTx(agent, DEPOSIT) });
+    expect(opened.status).toBe(201);
+    const id = opened.body.channel_id;
+
+    const first = await voucher(CHAT, body, id, signer, (quote) => quote);
+    const served = await post(CHAT, body, { 'PAYMENT-SIGNATURE': first.header });
+    expect(served.status).toBe(200);
+    await served.text();
+    for (let tries = 0; tries < 50 && (await channel(id)).last_cumulative !== first.quote.toString(); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await admin('GET', `/v1/wallets/${agent.publicKey.toBase58()}/budget`)).daily_spend).toBe(formatUsdc(first.quote));
+
+    const over = await voucher(CHAT, body, id, signer, (quote) => first.quote + quote);
+    const refused = await post(CHAT, body, { 'PAYMENT-SIGNATURE': over.header });
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('budget.exceeded');
+    expect((await channel(id)).last_cumulative).toBe(first.quote.toString());
+  });
+
   it('verifies a voucher signed by an independent ed25519 implementation', async () => {
     const { ed25519 } = await import('@noble/curves/ed25519');
     const agent = newAgent();
@@ -218,10 +253,14 @@ describeWithServices('channels on the local chain (PostgreSQL, a private Redis)'
     expect(BigInt((await channel(id)).last_cumulative)).toBeGreaterThan(0n);
   });
 
-  it('refuses a funding to another wallet than custody, naming it', async () => {
+  it('refuses a funding to another wallet than custody, naming it, and a session key of small order', async () => {
     const agent = newAgent();
     const res = await post('/v1/channel/open', { agent_wallet: agent.publicKey.toBase58(), funding_tx: fundingTx(agent, DEPOSIT, world.recipient.publicKey) });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('payment.channel_funding_invalid');
+    // A session key of small order (here the all-zero point) would verify forged vouchers: refused before any chain work.
+    const smallOrder = await post('/v1/channel/open', { agent_wallet: agent.publicKey.toBase58(), session_key: bs58.encode(Buffer.alloc(32)), funding_tx: fundingTx(agent, DEPOSIT) });
+    expect(smallOrder.status).toBe(400);
+    expect((await smallOrder.json()) as unknown).toEqual({ error: expect.objectContaining({ code: 'request.invalid_body', param: 'session_key' }) });
   });
 });

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/gateway-harness';
 import { closedPort } from '../../support/network';
+import { emptyRedisDatabase, serviceAvailable } from '../../support/services';
 
 const repo = join(__dirname, '..', '..', '..');
 
@@ -70,9 +71,18 @@ describe('the README commands', () => {
     expect(run.stderr).toBe(`gateway: configuration error: GW_CATALOG_FILE ${file}: models[0] (openai/broken): missing field upstream_model\n`);
   }, 180_000);
 
+  /** `npm run demo` with `args`, as a newcomer runs it: only PATH, HOME and `env`. */
+  const demo = (args: string[], env: Record<string, string> = {}) =>
+    spawnSync('npm', ['run', 'demo', '--silent', ...(args.length > 0 ? ['--', ...args] : [])], {
+      cwd: repo,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME ?? tempDir(), ...env },
+      encoding: 'utf8',
+      timeout: 170_000,
+    });
+
   // Here rather than in a suite of its own: it builds into dist/ too, so it must not run beside `npm start`.
   it('`npm run demo` pays one chat request on the local chain and shows the quote, payment, answer, receipt and balances', () => {
-    const run = spawnSync('npm', ['run', 'demo', '--silent'], { cwd: repo, env: { PATH: process.env.PATH, HOME: process.env.HOME ?? tempDir() }, encoding: 'utf8', timeout: 170_000 });
+    const run = demo([]);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const out = run.stdout;
@@ -87,12 +97,7 @@ describe('the README commands', () => {
   }, 180_000);
 
   it('`npm run demo -- --escrow` deposits, gets its answer, and shows the claim of the real cost and the refund of the rest', () => {
-    const run = spawnSync('npm', ['run', 'demo', '--silent', '--', '--escrow'], {
-      cwd: repo,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME ?? tempDir() },
-      encoding: 'utf8',
-      timeout: 170_000,
-    });
+    const run = demo(['--escrow']);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const out = run.stdout;
@@ -106,6 +111,28 @@ describe('the README commands', () => {
     const after = (5_000_000 - claimed).toString().padStart(7, '0');
     expect(out).toContain(`Balances after\n  agent ${after.slice(0, -6)}.${after.slice(-6)} USDC, escrow provider 0.${claimed.toString().padStart(6, '0')} USDC`);
   }, 180_000);
+
+  // Channels need Redis: without it the demo says so and exits non-zero, and this test is skipped (the global setup names the missing service).
+  (serviceAvailable('redis') ? it : it.skip)(
+    '`npm run demo -- --channel` opens a channel, pays 20 requests off chain, and closes it: 2 transactions, the rest refunded',
+    async () => {
+      const redisUrl = await emptyRedisDatabase(13);
+      const run = demo(['--channel'], { REDIS_URL: redisUrl });
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const out = run.stdout;
+      expect(out).toContain('Balances before\n  agent 5.000000 USDC, custody 0.000000 USDC, gateway recipient 0.000000 USDC');
+      expect(out).toMatch(/1\. The open \(POST \/v1\/channel\/open, HTTP 201\)\n {2}channel \w+, 1\.000000 USDC deposited/);
+      expect(out).toContain('On-chain transactions\n  2 for 20 requests (the open and the close)');
+      const drawn = Number(/drawn 0\.(\d{6}) USDC off chain/.exec(out)?.[1]);
+      expect(drawn).toBeGreaterThan(0);
+      const refund = (1_000_000 - drawn).toString().padStart(7, '0');
+      expect(out).toContain(`closed: refund ${refund.slice(0, -6)}.${refund.slice(-6)} USDC to the agent`);
+      const after = (5_000_000 - drawn).toString().padStart(7, '0');
+      expect(out).toContain(`Balances after\n  agent ${after.slice(0, -6)}.${after.slice(-6)} USDC, custody 0.000000 USDC, gateway recipient 0.${drawn.toString().padStart(6, '0')} USDC`);
+    },
+    180_000,
+  );
 
   // Also here, for the same reason: it builds into dist/.
   it('`npm run bench -- --quick` runs every scenario end to end and prints its tables', () => {

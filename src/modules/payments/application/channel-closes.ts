@@ -5,6 +5,7 @@ import { verifySignature } from '../../../../libs/channel-client/signer';
 import type { Channel } from '../domain/channel';
 import { channelErrors } from '../domain/channel-errors';
 import { ChannelAvailability, type ChannelParts } from './channel-availability';
+import { channelLock } from './channel-lock';
 
 /** A close is quick: the lock is held only while the channel moves to `closing`. */
 const CLOSE_LOCK_MS = 10_000;
@@ -44,7 +45,7 @@ export class ChannelCloses {
   }
 
   private async closeLocked(parts: ChannelParts, channel: Channel): Promise<Channel | null> {
-    const token = await parts.locks.acquire(channel.id, CLOSE_LOCK_MS);
+    const token = await channelLock(parts.locks, channel.id, CLOSE_LOCK_MS);
     if (token === null) return null;
     try {
       return (await parts.ledger.requestClose(channel.id, new Date())) ?? channel;

@@ -1,5 +1,4 @@
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import bs58 from 'bs58';
 import { CHANNEL_ID_BYTES, REQUEST_DIGEST_BYTES, voucherMessage } from '../../../../libs/channel-client/messages';
@@ -15,6 +14,7 @@ import { BudgetReservations } from '../ports/budget-reservations';
 import { PaymentChain } from '../ports/payment-chain';
 import { ChannelAvailability, type ChannelParts } from './channel-availability';
 import { ChannelDrawPayment } from './channel-draw-payment';
+import { channelLock } from './channel-lock';
 import { PaymentChallenges } from './payment-challenges';
 import type { PaymentContext } from './payment-context';
 import { PaymentMetrics } from './payment-metrics';
@@ -23,9 +23,6 @@ import { ReceiptOutbox } from './receipt-outbox';
 
 /** The lock outlives the longest serve it guards, with room for the record after it. */
 const LOCK_MARGIN_MS = 60_000;
-/** How long a draw waits for its channel's lock before it is busy, and how often it looks. */
-const LOCK_WAIT_MS = 250;
-const LOCK_POLL_MS = 10;
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const BELOW_2_63 = 1n << 63n;
 
@@ -76,27 +73,13 @@ export class ChannelDraws extends PaymentScheme {
     if (!channel || channel.status !== 'open') throw channelErrors.notOpen();
     const message = voucherMessage({ channelId: voucher.channelIdBytes, cumulative: voucher.cumulative, expirySlot: voucher.expirySlot, nonce: voucher.nonce, requestDigest: voucher.requestDigest });
     if (!verifySignature(message, voucher.signature, channel.sessionKey)) throw channelErrors.badSignature('voucher');
-    const token = await this.lock(parts, channel.id);
+    const token = await channelLock(parts.locks, channel.id, this.lockMs);
     if (token === null) throw channelErrors.busy(channel.lastCumulative);
     try {
       return await this.admit(parts, channel, voucher, context, token);
     } catch (err) {
       await parts.locks.release(channel.id, token);
       throw err;
-    }
-  }
-
-  /**
-   * The draw lock, waited for a moment: a client's next request follows the answer to its last
-   * one, whose record (and the lock's release) may trail the answer's last byte by milliseconds; a
-   * draw still being served is busy.
-   */
-  private async lock(parts: ChannelParts, channelId: string): Promise<string | null> {
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      const token = await parts.locks.acquire(channelId, this.lockMs);
-      if (token !== null || Date.now() >= deadline) return token;
-      await sleep(LOCK_POLL_MS);
     }
   }
 
