@@ -164,7 +164,9 @@ describeWithServices('channels on the local chain (PostgreSQL, a private Redis)'
 
     // The provider fails before any content: nothing is drawn, and the same voucher is then served.
     world.upstreams.openai.script({ kind: 'status', status: 400, message: 'refused upstream' });
-    expect((await post(CHAT, body, { 'PAYMENT-SIGNATURE': first.header })).status).toBeGreaterThanOrEqual(400);
+    const failed = await post(CHAT, body, { 'PAYMENT-SIGNATURE': first.header });
+    expect(failed.status).toBe(503);
+    expect(((await failed.json()) as { error: { message: string } }).error.message).toMatch(/nothing was drawn from the channel: send the same voucher again$/);
     expect((await channel(id)).last_cumulative).toBe('0');
     const served = await post(CHAT, body, { 'PAYMENT-SIGNATURE': first.header });
     expect(served.status).toBe(200);
@@ -173,10 +175,11 @@ describeWithServices('channels on the local chain (PostgreSQL, a private Redis)'
     for (let tries = 0; tries < 50 && (await channel(id)).last_cumulative !== last; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
 
     expect(await refusal(first.header)).toEqual({ status: 402, code: 'payment.channel_stale', header: last, last });
-    // 1,000 deposited: enough for some draws at this quote, then the next would overdraw.
-    const overdraw = await voucher(CHAT, body, id, signer, (quote) => 1_000n - (1_000n % quote) + quote);
-    const tooFar = await refusal(overdraw.header);
-    expect(['payment.channel_overdraw', 'payment.channel_wrong_delta']).toContain(tooFar.code);
+    // 1,000 deposited: an answer of up to 4,000 tokens is quoted above what is left, whatever drew before.
+    const large = JSON.stringify(chatBody({ messages: [{ role: 'user', content: 'refusals' }], max_tokens: 4_000 }));
+    const overdraw = await voucher(CHAT, large, id, signer, (quote) => BigInt(last) + quote);
+    expect(overdraw.quote).toBeGreaterThan(1_000n);
+    expect(await refusal(overdraw.header, large)).toEqual({ status: 402, code: 'payment.channel_overdraw', header: last, last });
   });
 
   it('serves one of 20 parallel draws on a channel; the others get 429 channel_busy with last_cumulative, and nothing is drawn twice', async () => {

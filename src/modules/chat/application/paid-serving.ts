@@ -92,7 +92,7 @@ export class PaidServing {
     } catch (err) {
       this.generations.close(call);
       await payment.release();
-      throw err;
+      throw payment.unserved(err);
     }
     const { source, candidate, fallback, cache, cacheable, adjustments } = answer;
     const generation = this.generations.start(call, source, {
@@ -113,7 +113,7 @@ export class PaidServing {
       } catch (err) {
         // Not landed in time: this client gets the 402; the answer goes on and is kept for its resend.
         generation.originalLeft();
-        throw this.offers.refusal(err, caller.surface.path, quote, payment.transactionSignature);
+        throw this.offers.refusal(payment.unserved(err), caller.surface.path, quote, payment.transactionSignature);
       }
     }
     const served = (body: ServedAnswer['body']): ServedAnswer => ({ model: candidate.model, fallback, cache, adjustments, body });
@@ -130,7 +130,7 @@ export class PaidServing {
     try {
       completion = answerOf(end);
     } catch (err) {
-      throw this.offers.refusal(err, caller.surface.path, quote, payment.transactionSignature);
+      throw this.offers.refusal(payment.unserved(err), caller.surface.path, quote, payment.transactionSignature);
     }
     if (end.kind === 'answer' && end.settlement.paymentResponse) headers['PAYMENT-RESPONSE'] = end.settlement.paymentResponse;
     return { kind: 'served', plan, served: served({ kind: 'json', completion }), headers, paymentStatus: end.kind === 'answer' ? end.settlement.status : null };

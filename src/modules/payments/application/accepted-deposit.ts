@@ -174,6 +174,10 @@ export class AcceptedDeposit implements PaidPayment {
     return charged;
   }
 
+  unserved(err: unknown): unknown {
+    return err;
+  }
+
   private async claim(realCost: bigint | null): Promise<bigint> {
     if (this.phase !== 'serving') return 0n;
     const ceiling = this.ceiling();

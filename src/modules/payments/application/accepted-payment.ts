@@ -164,6 +164,10 @@ export class AcceptedPayment implements PaidPayment {
     return Promise.resolve(this.transfer.amount);
   }
 
+  unserved(err: unknown): unknown {
+    return err;
+  }
+
   /** Keeps the payment counted as used for `ttlMs` more: its answer is kept for a resend that long. */
   holdFor(ttlMs: number): Promise<void> {
     return this.deps.replay.hold(this.transfer.replayKey, ttlMs);

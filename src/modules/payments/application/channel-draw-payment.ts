@@ -1,3 +1,4 @@
+import { GatewayError } from '../../../errors/gateway-error';
 import type { AppLogger } from '../../../logging/app-logger';
 import { answerRow, type AnswerSpend } from '../../billing/application/spend-recorder';
 import type { RateDecision } from '../../rate-limits/ports/rate-limit-store';
@@ -37,6 +38,8 @@ export interface DrawCollaborators {
 
 /** Nothing moves on chain for a draw, and its answer carries no PAYMENT-RESPONSE. */
 const DRAWN: Settlement = { status: 'settled', paymentResponse: null };
+/** Failures of the provider, as against refusals of the request or its payment. */
+const UPSTREAM_FAILURES: ReadonlySet<string> = new Set(['provider_error', 'upstream_unavailable']);
 const NOT_DRAWN: ReceiptOutcome = { status: 'not_charged', amountChargedAtomic: 0n, settledAt: null };
 /** A draw is limited by its channel's lock, not by the paid rate window. */
 const UNLIMITED: RateDecision = { allowed: true, limit: 0, remaining: 0, resetSecs: 0 };
@@ -55,6 +58,8 @@ export class ChannelDrawPayment implements PaidPayment {
   readonly rateLimit = UNLIMITED;
   private phase: 'accepted' | 'delivering' | 'ended' = 'accepted';
   private servedModel: string | null = null;
+  /** Given back before any content: nothing drawn. */
+  private released = false;
 
   constructor(
     private readonly voucher: AcceptedVoucher,
@@ -97,6 +102,7 @@ export class ChannelDrawPayment implements PaidPayment {
   async release(): Promise<void> {
     if (this.phase !== 'accepted') return;
     this.phase = 'ended';
+    this.released = true;
     await this.end();
   }
 
@@ -173,6 +179,12 @@ export class ChannelDrawPayment implements PaidPayment {
     if (outcome === 'race') deps.logger.warn({ channel: voucher.channel.id, receipt: this.receiptId }, 'a delivered draw lost the race with its channel moving (a close); served free');
     await this.end();
     return 0n;
+  }
+
+  /** A provider failure before any content drew nothing (ARCHITECTURE.md: 503, the same voucher good again). */
+  unserved(err: unknown): unknown {
+    if (!this.released || !(err instanceof GatewayError) || !UPSTREAM_FAILURES.has(err.type)) return err;
+    return new GatewayError('upstream.unavailable', `${err.message}; nothing was drawn from the channel: send the same voucher again`, err.headers, { cause: err });
   }
 
   /** Ends without a record: the receipt and the budget say nothing was drawn; the lock goes. */

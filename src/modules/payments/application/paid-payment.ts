@@ -50,4 +50,10 @@ export interface PaidPayment {
    * draw's in the draw's own transaction).
    */
   charge(realCost: bigint | null, answer: AnswerSpend): Promise<bigint>;
+  /**
+   * What its client is told of `err`, which ended the request: as it is, or, for a channel draw
+   * released because its answer never began, a 503 saying that nothing was drawn and the same
+   * voucher may be sent again.
+   */
+  unserved(err: unknown): unknown;
 }
