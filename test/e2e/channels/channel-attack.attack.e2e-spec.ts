@@ -298,7 +298,7 @@ describeWithServices('channel attacks (local chain, PostgreSQL, a private Redis)
   // ---------------------------------------------------------------------------------------------
   // Malformed vouchers
 
-  it('refuses huge or malformed voucher fields with 400 (never a 5xx), drawing nothing', async () => {
+  it('refuses huge or malformed voucher fields as malformed (never a 5xx), drawing nothing', async () => {
     const agent = newAgent();
     const id = await openChannel(agent);
     const body = JSON.stringify(chatBody({ messages: [{ role: 'user', content: 'malformed' }] }));
