@@ -38,7 +38,8 @@ export interface ChannelVoucher {
   readonly requestDigest: string;
   /** Atomic units, strictly increasing from voucher to voucher. */
   readonly cumulative: string;
-  readonly expirySlot: number;
+  /** A JSON number, or a decimal string (the channel scheme reads it exactly, below 2^63). */
+  readonly expirySlot: number | string;
   readonly [field: string]: unknown;
 }
 
@@ -62,7 +63,7 @@ export interface PaymentPayload {
 const KIND_MARKERS: ReadonlyArray<readonly [SchemePayload['kind'], readonly string[]]> = [
   ['exact', ['transaction']],
   ['escrow', ['depositTx', 'serviceId', 'agentPubkey']],
-  ['channel', ['requestDigest', 'cumulative', 'expirySlot']],
+  ['channel', ['requestDigest', 'cumulative', 'cumulativeAtomic', 'expirySlot']],
 ];
 
 /** Base64 or raw JSON, snake_case or camelCase (spec 2.5); throws PaymentPayloadError. */
@@ -114,8 +115,9 @@ function readSchemePayload(payload: WireObject): SchemePayload {
         voucher: {
           ...payload.camelFields(),
           requestDigest: payload.string('requestDigest'),
-          cumulative: payload.atomicAmount('cumulative'),
-          expirySlot: payload.integer('expirySlot', 0),
+          // Solvela's clients send `cumulative_atomic`, a number (ARCHITECTURE.md section 3, "Channels").
+          cumulative: payload.has('cumulative') || !payload.has('cumulativeAtomic') ? payload.atomicAmount('cumulative') : String(payload.integer('cumulativeAtomic', 0)),
+          expirySlot: payload.integerOrDigits('expirySlot'),
         },
       };
   }

@@ -64,6 +64,15 @@ export class WireObject {
     return this.typed(name, description, (value): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= min);
   }
 
+  /** A non-negative integer as a JSON number (read exactly: at most 2^53) or a decimal string (a slot, a nonce). */
+  integerOrDigits(name: string): number | string {
+    return this.typed(
+      name,
+      'a non-negative integer (a JSON number at most 2^53, or a decimal string)',
+      (value): value is number | string => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) || (typeof value === 'string' && DIGITS.test(value)),
+    );
+  }
+
   /** Atomic token units as a decimal string: digits only, within an SPL token amount (u64). */
   atomicAmount(name: string): string {
     return this.typed(name, 'a string of digits within u64', (value): value is string => typeof value === 'string' && DIGITS.test(value) && BigInt(value) <= U64_MAX);

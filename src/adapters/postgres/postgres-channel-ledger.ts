@@ -91,6 +91,13 @@ export class PostgresChannelLedger extends ChannelLedger {
     return rows.map(toChannel);
   }
 
+  async drawnSignature(channelId: string, cumulative: bigint): Promise<string | null> {
+    const rows = (await this.dataSource.query('SELECT signature FROM channel_vouchers WHERE channel_id = $1 AND cumulative_atomic = $2', [channelId, cumulative.toString()])) as {
+      signature: string;
+    }[];
+    return rows.length === 0 ? null : rows[0].signature;
+  }
+
   async recordDraw(draw: ChannelDraw): Promise<'recorded' | 'race'> {
     try {
       await this.dataSource.transaction((manager) => writeDraw(manager, draw));

@@ -67,6 +67,7 @@ export class PaidServing {
         try {
           const again = await this.redelivery.resend(plan, err, caller);
           if (again) return again;
+          refused = err.otherwise ?? err;
         } catch (keptAnswerRefused) {
           refused = keptAnswerRefused;
         }

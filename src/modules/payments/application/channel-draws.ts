@@ -8,7 +8,7 @@ import { GatewayConfig } from '../../../config/gateway-config';
 import { AppLogger } from '../../../logging/app-logger';
 import type { Channel } from '../domain/channel';
 import { channelErrors } from '../domain/channel-errors';
-import { paymentErrors } from '../domain/payment-errors';
+import { paymentErrors, PaymentReplayed } from '../domain/payment-errors';
 import { pendingReceipt } from '../domain/receipt';
 import { BudgetReservations } from '../ports/budget-reservations';
 import { PaymentChain } from '../ports/payment-chain';
@@ -89,6 +89,11 @@ export class ChannelDraws extends PaymentScheme {
     if (!channel || channel.status !== 'open') throw channelErrors.notOpen();
     const last = channel.lastCumulative;
     if (!digestMatches(voucher.requestDigest, context.body)) throw channelErrors.digestMismatch(last);
+    // The very voucher drawn before, sent again (its client left before the answer reached it): the
+    // answer kept for it is redelivered, as for a resent `exact` payment; with none kept, it is stale.
+    if (voucher.cumulative <= last && (await parts.ledger.drawnSignature(channel.id, voucher.cumulative)) === voucher.signature.toString('base64')) {
+      throw new PaymentReplayed(drawKey(channel.id, voucher.cumulative), channelErrors.stale(last));
+    }
     const slot = await this.chain.slot().catch(() => {
       throw paymentErrors.chainUnreachable();
     });
@@ -115,7 +120,7 @@ export class ChannelDraws extends PaymentScheme {
       endpoint: context.path,
       model: context.model,
       requestId: context.requestId,
-      replayKey: `channel:${channel.id}:${voucher.cumulative}`,
+      replayKey: drawKey(channel.id, voucher.cumulative),
       signedTransaction: '',
       escrow: null,
     });
@@ -141,6 +146,11 @@ export class ChannelDraws extends PaymentScheme {
       { ledger: parts.ledger, locks: parts.locks, receipts: parts.receipts, budgets: this.budgets, outbox: this.outbox, metrics: this.metrics, logger: this.logger },
     );
   }
+}
+
+/** A draw's replay key: the receipt's, and what an answer kept for a resend is found by. */
+function drawKey(channelId: string, cumulative: bigint): string {
+  return `channel:${channelId}:${cumulative}`;
 }
 
 /** The voucher's fields, each checked (400 `payment.malformed` naming the field). */

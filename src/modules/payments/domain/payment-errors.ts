@@ -4,9 +4,15 @@ import { PAYMENT_VERIFICATION_FAILED } from './exact-payment';
 
 const REPLAYED_MESSAGE = 'transaction has already been used; each payment signature may only be submitted once';
 
-/** A payment already used (spec 5.3). Carries its replay key, so an answer kept for it can be found (redelivery). */
+/**
+ * A payment already used (spec 5.3). Carries its replay key, so an answer kept for it can be found
+ * (redelivery), and what to refuse with when none is (`otherwise`: a channel voucher is stale).
+ */
 export class PaymentReplayed extends GatewayError {
-  constructor(readonly replayKey: string) {
+  constructor(
+    readonly replayKey: string,
+    readonly otherwise: GatewayError | null = null,
+  ) {
     super('payment.replayed', REPLAYED_MESSAGE);
   }
 }

@@ -57,6 +57,9 @@ export abstract class ChannelLedger {
   /** Channels `opening` since before `createdBefore`, at most `limit` (the reconciler finishes or drops them). */
   abstract openingBefore(createdBefore: Date, limit: number): Promise<Channel[]>;
 
+  /** The signature (base64) of the voucher drawn at `cumulative` on this channel, or null. */
+  abstract drawnSignature(channelId: string, cumulative: bigint): Promise<string | null>;
+
   /**
    * Records a delivered draw in one transaction: the voucher, the receipt settled, the spend row, and
    * the channel advanced only while it is `open` and behind this cumulative. `race` when the channel
