@@ -186,18 +186,18 @@ function channelLedgerSuite(name: string, open: () => Promise<{ empty: () => Pro
       expect(leased).toEqual({ channel: expect.objectContaining({ id, status: 'closing', lastCumulative: 700n }), attempts: 0, sent: [] });
       expect(await world.other.leaseClose(later(29_999), 'b', later(60_000))).toBeNull();
 
-      const first = { signature: 'sig-1', signedTransaction: 'AQID' };
+      const first = { signature: 'sig-1', signedTransaction: 'AQID', leg: 'payout' as const };
       expect(await world.other.recordCloseAttempt(id, 'b', first)).toBe(false);
       expect(await world.ledger.recordCloseAttempt(id, 'a', first)).toBe(true);
 
       const taken = await world.other.leaseClose(later(30_000), 'b', later(90_000));
       expect(taken).toEqual(expect.objectContaining({ attempts: 0, sent: [first] }));
-      expect(await world.ledger.recordCloseAttempt(id, 'a', { signature: 'sig-late', signedTransaction: 'BAUG' })).toBe(false);
+      expect(await world.ledger.recordCloseAttempt(id, 'a', { signature: 'sig-late', signedTransaction: 'BAUG', leg: 'payout' as const })).toBe(false);
       expect(await world.ledger.completeClose(id, 'a', 'sig-1')).toBe(false);
       await world.ledger.retryClose(id, 'a', T0, 'late');
       expect(await world.ledger.closeJobCounts()).toEqual({ pending: 0, inProgress: 1, completed: 0 });
 
-      const second = { signature: 'sig-2', signedTransaction: 'BwgJ' };
+      const second = { signature: 'sig-2', signedTransaction: 'BwgJ', leg: 'refund' as const };
       expect(await world.other.recordCloseAttempt(id, 'b', second)).toBe(true);
       await world.other.retryClose(id, 'b', later(120_000), 'x'.repeat(1_000));
       expect(await world.ledger.closeJobCounts()).toEqual({ pending: 1, inProgress: 0, completed: 0 });

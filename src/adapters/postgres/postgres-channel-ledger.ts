@@ -155,8 +155,8 @@ export class PostgresChannelLedger extends ChannelLedger {
   async recordCloseAttempt(channelId: string, holder: string, sent: Sent[number]): Promise<boolean> {
     const rows = await updated(
       this.dataSource,
-      `UPDATE channel_closes SET sent = sent || jsonb_build_array(jsonb_build_object('signature', $3::text, 'signedTransaction', $4::text)) WHERE ${HELD} RETURNING channel_id`,
-      [channelId, holder, sent.signature, sent.signedTransaction],
+      `UPDATE channel_closes SET sent = sent || jsonb_build_array(jsonb_build_object('signature', $3::text, 'signedTransaction', $4::text, 'leg', $5::text)) WHERE ${HELD} RETURNING channel_id`,
+      [channelId, holder, sent.signature, sent.signedTransaction, sent.leg],
     );
     return rows.length === 1;
   }

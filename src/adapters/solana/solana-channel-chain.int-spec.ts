@@ -2,7 +2,9 @@ import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { startLocalnet, type Localnet } from '../../../libs/solana-localnet';
 import { Secret } from '../../config/secret';
-import type { CloseOrder } from '../../modules/payments/ports/channel-chain';
+import { createSetAuthorityInstruction, AuthorityType } from '@solana/spl-token';
+import { TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import type { SettlementLeg } from '../../modules/payments/ports/channel-chain';
 import { KeypairFeePayers } from './keypair-fee-payers';
 import { SolanaChannelChain } from './solana-channel-chain';
 import { SolanaPaymentChain } from './solana-payment-chain';
@@ -26,17 +28,18 @@ describe('SolanaChannelChain against the localnet', () => {
     localnet.airdrop(custody.publicKey, LAMPORTS_PER_SOL);
     localnet.airdrop(feePayer.publicKey, LAMPORTS_PER_SOL);
     const feePayers = new KeypairFeePayers([new Secret(feePayer.secretKey)]);
-    chain = new SolanaChannelChain(localnet.url, mint.toBase58(), recipient.publicKey.toBase58(), custody.secretKey, feePayers, TIMING.rpcTimeoutMs);
+    chain = new SolanaChannelChain(localnet.url, mint.toBase58(), custody.secretKey, feePayers, TIMING.rpcTimeoutMs);
     payments = new SolanaPaymentChain(localnet.url, feePayers, TIMING);
   });
 
   afterEach(() => localnet.close());
 
-  const order = (refund: bigint, payout: bigint, channelId = 'channel-a'): CloseOrder => ({ channelId, agent: agent.publicKey.toBase58(), refund, payout });
+  const payout = (amount: bigint, channelId = 'channel-a'): SettlementLeg => ({ channelId, kind: 'payout', owner: recipient.publicKey.toBase58(), amount });
+  const refund = (amount: bigint, channelId = 'channel-a'): SettlementLeg => ({ channelId, kind: 'refund', owner: agent.publicKey.toBase58(), amount });
   const hasTokenAccount = (owner: Keypair) => localnet.svm.getAccount(getAssociatedTokenAddressSync(localnet.usdcMint, owner.publicKey)) !== null;
-  const land = async (closeOrder: CloseOrder, payer: string | null) => {
-    const prepared = await chain.closeTransaction(closeOrder, payer);
-    if (!prepared) throw new Error('the close could not be signed');
+  const land = async (legs: SettlementLeg[], payer: string | null) => {
+    const prepared = await chain.settlementTransaction(legs, payer);
+    if (!prepared) throw new Error('the settlement could not be signed');
     expect(await payments.send(prepared)).toEqual({ kind: 'sent' });
     expect(await payments.confirm(prepared.signature, 5_000)).toBe('confirmed');
   };
@@ -57,13 +60,14 @@ describe('SolanaChannelChain against the localnet', () => {
     expect(await chain.custodyBalance()).toBe(CUSTODY_USDC);
   });
 
-  describe('closes', () => {
+  describe('settlements', () => {
     beforeEach(() => localnet.fundUsdc(custody.publicKey, CUSTODY_USDC));
 
-    it("moves exactly the refund and the payout, creating the agent's token account, the fee paid by our fee payer", async () => {
+    it("pays the payout into the recipient's token account, created at the fee payer's cost, and the refund into the agent's, in one transaction", async () => {
+      localnet.createTokenAccount(agent.publicKey);
       const [custodyLamports, feePayerLamports] = [localnet.solBalance(custody.publicKey), localnet.solBalance(feePayer.publicKey)];
 
-      await land(order(700_000n, 300_000n), feePayer.publicKey.toBase58());
+      await land([payout(300_000n), refund(700_000n)], feePayer.publicKey.toBase58());
 
       expect(localnet.usdcBalance(agent.publicKey)).toBe(700_000n);
       expect(localnet.usdcBalance(recipient.publicKey)).toBe(300_000n);
@@ -72,42 +76,50 @@ describe('SolanaChannelChain against the localnet', () => {
       expect(localnet.solBalance(feePayer.publicKey)).toBeLessThan(feePayerLamports);
     });
 
-    it('pays the fee and the rents from custody without a fee payer', async () => {
+    it('pays the fee from custody without a fee payer', async () => {
+      localnet.createTokenAccount(agent.publicKey);
       const [custodyLamports, feePayerLamports] = [localnet.solBalance(custody.publicKey), localnet.solBalance(feePayer.publicKey)];
 
-      await land(order(700_000n, 300_000n), null);
+      await land([refund(700_000n)], null);
 
       expect(localnet.usdcBalance(agent.publicKey)).toBe(700_000n);
-      expect(localnet.usdcBalance(recipient.publicKey)).toBe(300_000n);
       expect(localnet.solBalance(custody.publicKey)).toBeLessThan(custodyLamports);
       expect(localnet.solBalance(feePayer.publicKey)).toBe(feePayerLamports);
     });
 
-    it("leaves the agent's token account alone on a zero refund, and pays into existing accounts", async () => {
-      localnet.createTokenAccount(recipient.publicKey);
-
-      await land(order(0n, 1_000_000n), feePayer.publicKey.toBase58());
-
+    it("never creates the agent's token account: a refund is refundable only into one of the agent's own, and fails without it", async () => {
+      expect(await chain.refundable(agent.publicKey.toBase58())).toBe(false);
+      const prepared = await chain.settlementTransaction([refund(1n)], null);
+      expect((await payments.send(prepared as NonNullable<typeof prepared>)).kind).toBe('rejected');
       expect(hasTokenAccount(agent)).toBe(false);
-      expect(localnet.usdcBalance(recipient.publicKey)).toBe(1_000_000n);
-      await land(order(250_000n, 0n), feePayer.publicKey.toBase58());
-      await land(order(150_000n, 0n), feePayer.publicKey.toBase58());
-      expect(localnet.usdcBalance(agent.publicKey)).toBe(400_000n);
-      expect(localnet.usdcBalance(recipient.publicKey)).toBe(1_000_000n);
+
+      localnet.createTokenAccount(agent.publicKey);
+      expect(await chain.refundable(agent.publicKey.toBase58())).toBe(true);
+      // Given away, the account is no longer the agent's to be refunded into.
+      localnet.airdrop(agent.publicKey, LAMPORTS_PER_SOL / 100);
+      const giveAway = new VersionedTransaction(
+        new TransactionMessage({
+          payerKey: agent.publicKey,
+          recentBlockhash: localnet.latestBlockhash().blockhash,
+          instructions: [createSetAuthorityInstruction(getAssociatedTokenAddressSync(localnet.usdcMint, agent.publicKey), agent.publicKey, AuthorityType.AccountOwner, Keypair.generate().publicKey)],
+        }).compileToV0Message(),
+      );
+      giveAway.sign([agent]);
+      localnet.svm.sendTransaction(giveAway);
+      expect(await chain.refundable(agent.publicKey.toBase58())).toBe(false);
     });
 
-    it('makes closes of equal amounts to one agent two transactions, one per channel', async () => {
-      const first = await chain.closeTransaction(order(1n, 1n, 'channel-a'), null);
-      const second = await chain.closeTransaction(order(1n, 1n, 'channel-b'), null);
-      expect(first?.signature).not.toBe(second?.signature);
+    it('makes settlements of equal amounts two transactions, one per channel and leg', async () => {
+      const signatures = await Promise.all([payout(1n, 'channel-a'), payout(1n, 'channel-b'), refund(1n, 'channel-a')].map(async (leg) => (await chain.settlementTransaction([leg], null))?.signature));
+      expect(new Set(signatures).size).toBe(3);
     });
 
-    it('refuses a close that moves nothing', async () => {
-      await expect(chain.closeTransaction(order(0n, 0n), null)).rejects.toThrow();
+    it('refuses a leg that moves nothing', async () => {
+      await expect(chain.settlementTransaction([payout(0n)], null)).rejects.toThrow();
     });
 
     it('builds nothing for a fee payer that is not ours', async () => {
-      expect(await chain.closeTransaction(order(1n, 1n), Keypair.generate().publicKey.toBase58())).toBeNull();
+      expect(await chain.settlementTransaction([payout(1n)], Keypair.generate().publicKey.toBase58())).toBeNull();
     });
   });
 });

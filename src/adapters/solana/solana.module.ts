@@ -27,12 +27,12 @@ function escrowProviders({ rpcUrl, escrowProgramId, escrowProviderKey, usdcMint 
 }
 
 /** The custody wallet, only when its key is configured: without it channels are off, and their consumers (which inject it as optional) see no provider. */
-function channelProviders({ rpcUrl, usdcMint, recipientWallet }: SolanaConfig, { custodyKey }: ChannelConfig): Provider[] {
+function channelProviders({ rpcUrl, usdcMint }: SolanaConfig, { custodyKey }: ChannelConfig): Provider[] {
   if (custodyKey === null) return [];
   return [
     {
       provide: ChannelChain,
-      useFactory: (feePayers: FeePayers) => new SolanaChannelChain(rpcUrl, usdcMint, recipientWallet, custodyKey.reveal(), feePayers),
+      useFactory: (feePayers: FeePayers) => new SolanaChannelChain(rpcUrl, usdcMint, custodyKey.reveal(), feePayers),
       inject: [FeePayers],
     },
   ];

@@ -7,7 +7,6 @@ import { KeypairFeePayers } from '../../../src/adapters/solana/keypair-fee-payer
 import { SolanaChannelChain } from '../../../src/adapters/solana/solana-channel-chain';
 import { Secret } from '../../../src/config/secret';
 import type { RunningGateway } from '../../../src/gateway';
-import { closeAmounts } from '../../../src/modules/payments/domain/channel';
 import { chatBody, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { paymentInstructions, paymentTransaction, toBase64, transferChecked } from '../../support/payment-transactions';
 import { startPrivateRedis, type PrivateRedis } from '../../support/private-redis';
@@ -157,10 +156,11 @@ describeWithServices('channels across instances, restarts and configurations (lo
       const ledger = new PostgresChannelLedger(database.dataSource);
       const job = await ledger.leaseClose(new Date(), 'dead-instance', new Date(Date.now() + 500));
       expect(job?.channel.id).toBe(id);
-      const chain = new SolanaChannelChain(world.localnet.url, world.mint.toBase58(), world.recipient.publicKey.toBase58(), custody.secretKey, new KeypairFeePayers([]));
-      const settlement = await chain.closeTransaction({ channelId: id, agent: agent.publicKey.toBase58(), ...closeAmounts({ deposited: DEPOSIT, lastCumulative: 0n }) }, null);
+      const chain = new SolanaChannelChain(world.localnet.url, world.mint.toBase58(), custody.secretKey, new KeypairFeePayers([]));
+      // Nothing was drawn: the close is the refund alone.
+      const settlement = await chain.settlementTransaction([{ channelId: id, kind: 'refund', owner: agent.publicKey.toBase58(), amount: DEPOSIT }], null);
       if (!settlement) throw new Error('the settlement could not be signed');
-      expect(await ledger.recordCloseAttempt(id, 'dead-instance', settlement)).toBe(true);
+      expect(await ledger.recordCloseAttempt(id, 'dead-instance', { ...settlement, leg: 'refund' })).toBe(true);
       const agentBefore = world.localnet.usdcBalance(agent.publicKey);
       await new Connection(world.localnet.url).sendRawTransaction(Buffer.from(settlement.signedTransaction, 'base64'));
 

@@ -27,14 +27,16 @@ export class ChannelCloses {
     if (signed.length !== 64 || !verifySignature(closeMessage(bs58.decode(channel.id)), signed, channel.sessionKey)) throw channelErrors.badSignature('close');
     if (channel.status === 'opening') throw channelErrors.notOpen();
     if (channel.status !== 'open') return channel;
-    return (await this.closeLocked(parts, channel)) ?? throwBusy(channel);
+    return (await this.closeLocked(parts, channel.id, () => true)) ?? throwBusy(channel);
   }
 
-  /** The gateway's close of an idle channel; false when a draw holds it (the next sweep tries again). */
-  async closeIdle(channelId: string): Promise<boolean> {
+  /**
+   * The gateway's close of a channel idle since before `idleSince`, judged again under the lock (a
+   * draw may have just been recorded); false when a draw holds it or it was drawn meanwhile.
+   */
+  async closeIdle(channelId: string, idleSince: Date): Promise<boolean> {
     const parts = this.availability.require();
-    const channel = await parts.ledger.find(channelId);
-    return channel?.status === 'open' && (await this.closeLocked(parts, channel)) !== null;
+    return (await this.closeLocked(parts, channelId, (channel) => (channel.lastDrawAt ?? channel.createdAt) < idleSince)) !== null;
   }
 
   /** Any channel by its id, in any status. */
@@ -44,13 +46,16 @@ export class ChannelCloses {
     return channel;
   }
 
-  private async closeLocked(parts: ChannelParts, channel: Channel): Promise<Channel | null> {
-    const token = await channelLock(parts.locks, channel.id, CLOSE_LOCK_MS);
+  /** Under the draw lock, the channel as it now is, closed if `closable` says so; null when busy or not closable. */
+  private async closeLocked(parts: ChannelParts, channelId: string, closable: (channel: Channel) => boolean): Promise<Channel | null> {
+    const token = await channelLock(parts.locks, channelId, CLOSE_LOCK_MS);
     if (token === null) return null;
     try {
-      return (await parts.ledger.requestClose(channel.id, new Date())) ?? channel;
+      const channel = await parts.ledger.find(channelId);
+      if (!channel || (channel.status === 'open' && !closable(channel))) return null;
+      return (await parts.ledger.requestClose(channelId, new Date())) ?? channel;
     } finally {
-      await parts.locks.release(channel.id, token);
+      await parts.locks.release(channelId, token);
     }
   }
 }

@@ -61,7 +61,8 @@ export class ChannelDraws extends PaymentScheme {
   ) {
     super();
     logger.setContext(ChannelDraws.name);
-    this.lockMs = config.http.streamMaxMs + LOCK_MARGIN_MS;
+    // The longest a draw can run before its record: its wait for the answer, the answer, the record.
+    this.lockMs = config.http.requestTimeoutMs + config.http.streamMaxMs + config.settlement.confirmMs + LOCK_MARGIN_MS;
   }
 
   async accept(payload: PaymentPayload, context: PaymentContext): Promise<ChannelDrawPayment> {

@@ -3,11 +3,13 @@ import { Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap
 import { GatewayConfig } from '../../../config/gateway-config';
 import { AppLogger } from '../../../logging/app-logger';
 import { closeAmounts } from '../domain/channel';
+import type { SettlementLeg } from '../ports/channel-chain';
 import type { ChannelClose } from '../ports/channel-ledger';
 import { FeePayers } from '../ports/fee-payers';
 import { PaymentChain } from '../ports/payment-chain';
 import { ChannelAvailability, type ChannelParts } from './channel-availability';
 import { ChannelCloses } from './channel-closes';
+import { PaymentChallenges } from './payment-challenges';
 import { PaymentMetrics } from './payment-metrics';
 
 /** Jobs and channels taken per pass. */
@@ -36,6 +38,7 @@ export class ChannelWorker implements OnApplicationBootstrap, BeforeApplicationS
   constructor(
     private readonly availability: ChannelAvailability,
     private readonly closes: ChannelCloses,
+    private readonly challenges: PaymentChallenges,
     private readonly chain: PaymentChain,
     private readonly feePayers: FeePayers,
     private readonly metrics: PaymentMetrics,
@@ -79,8 +82,9 @@ export class ChannelWorker implements OnApplicationBootstrap, BeforeApplicationS
   async work(): Promise<void> {
     const parts = this.availability.require();
     const now = Date.now();
-    for (const id of await parts.ledger.idleBefore(new Date(now - this.config.channels.idleCloseMs), BATCH)) {
-      if (await this.closes.closeIdle(id)) this.logger.info({ channel: id }, 'idle channel closing');
+    const idleSince = new Date(now - this.config.channels.idleCloseMs);
+    for (const id of await parts.ledger.idleBefore(idleSince, BATCH)) {
+      if (await this.closes.closeIdle(id, idleSince)) this.logger.info({ channel: id }, 'idle channel closing');
     }
     await this.finishOpenings(parts, now);
     for (let worked = 0; worked < BATCH && this.timer !== null; worked++) {
@@ -120,29 +124,49 @@ export class ChannelWorker implements OnApplicationBootstrap, BeforeApplicationS
     this.logger.warn({ channel: job.channel.id, reason: outcome.reason, attempts: job.attempts + 1 }, 'channel close not settled yet; retried');
   }
 
-  /** What the chain says of the settlements sent so far, and a new one when none landed nor can land any more. */
+  /**
+   * The legs still unsettled, after what the chain says of every settlement sent: none is sent
+   * while one may still land. Both go in one transaction when the refund can land in an account
+   * of the agent's own (`ChannelChain.refundable`); else the payout goes alone, so the agent can
+   * never hold up the recipient, and the refund stays in custody, retried, until it can.
+   */
   private async settle(parts: ChannelParts, job: ChannelClose): Promise<Outcome> {
-    if (job.sent.length > 0) {
-      const statuses = await this.chain.statuses(job.sent.map((sent) => sent.signature));
-      const landed = job.sent.find((_, index) => statuses[index] === 'confirmed');
-      if (landed) return { kind: 'closed', signature: landed.signature };
-      for (const [index, sent] of job.sent.entries()) {
-        if (statuses[index] === 'processing' || (statuses[index] === 'absent' && (await this.chain.blockhashValid(this.chain.life(sent.signedTransaction))))) {
-          return { kind: 'retry', reason: `settlement ${sent.signature} may still land` };
-        }
+    const statuses = job.sent.length > 0 ? await this.chain.statuses(job.sent.map((sent) => sent.signature)) : [];
+    const landed = job.sent.filter((_, index) => statuses[index] === 'confirmed');
+    for (const [index, sent] of job.sent.entries()) {
+      if (statuses[index] === 'processing' || (statuses[index] === 'absent' && (await this.chain.blockhashValid(this.chain.life(sent.signedTransaction))))) {
+        return { kind: 'retry', reason: `settlement ${sent.signature} may still land` };
       }
     }
+    const { refund, payout } = closeAmounts(job.channel);
+    const settled = (kind: SettlementLeg['kind']) => landed.some((sent) => sent.leg.split('+').includes(kind));
+    const owed: SettlementLeg[] = [
+      { channelId: job.channel.id, kind: 'payout' as const, owner: this.challenges.terms.payTo, amount: payout },
+      { channelId: job.channel.id, kind: 'refund' as const, owner: job.channel.agentWallet, amount: refund },
+    ].filter((leg) => leg.amount > 0n && !settled(leg.kind));
+    const last = landed.at(-1);
+    if (owed.length === 0) return last ? { kind: 'closed', signature: last.signature } : { kind: 'retry', reason: 'a channel with nothing to settle' };
+    const refundable = await parts.chain.refundable(job.channel.agentWallet);
+    const legs = owed.filter((leg) => leg.kind === 'payout' || refundable);
+    if (legs.length === 0) return { kind: 'retry', reason: "the refund waits for the agent's own USDC token account (absent, given away or frozen); it stays in custody" };
+    const sent = await this.send(parts, job, legs);
+    if (sent.kind === 'retry' || legs.length === owed.length) return sent;
+    return { kind: 'retry', reason: "payout settled; the refund waits for the agent's own USDC token account (absent, given away or frozen); it stays in custody" };
+  }
+
+  private async send(parts: ChannelParts, job: ChannelClose, legs: SettlementLeg[]): Promise<Outcome> {
     const feePayer = this.feePayers.advertise();
-    const prepared = await parts.chain.closeTransaction({ channelId: job.channel.id, agent: job.channel.agentWallet, ...closeAmounts(job.channel) }, feePayer);
+    const prepared = await parts.chain.settlementTransaction(legs, feePayer);
     if (!prepared) return { kind: 'retry', reason: 'the fee payer could not sign' };
+    const leg = legs.map((owed) => owed.kind).join('+');
     // Recorded before the send: a settlement the chain may hold is always looked up before another is sent.
-    if (!(await parts.ledger.recordCloseAttempt(job.channel.id, this.holder, prepared))) return { kind: 'retry', reason: 'lease lost' };
+    if (!(await parts.ledger.recordCloseAttempt(job.channel.id, this.holder, { ...prepared, leg }))) return { kind: 'retry', reason: 'lease lost' };
     const sent = await this.chain.send(prepared);
     if (sent.kind === 'rejected') {
       if (feePayer) this.feePayers.markFailed(feePayer);
-      return { kind: 'retry', reason: `settlement refused: ${sent.detail}` };
+      return { kind: 'retry', reason: `${leg} refused: ${sent.detail}` };
     }
     const confirmed = await this.chain.confirm(prepared.signature, this.config.settlement.confirmMs);
-    return confirmed === 'confirmed' ? { kind: 'closed', signature: prepared.signature } : { kind: 'retry', reason: `settlement ${prepared.signature} ${confirmed}` };
+    return confirmed === 'confirmed' ? { kind: 'closed', signature: prepared.signature } : { kind: 'retry', reason: `${leg} ${prepared.signature} ${confirmed}` };
   }
 }

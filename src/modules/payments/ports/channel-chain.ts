@@ -1,12 +1,17 @@
 import type { PreparedTransaction } from './payment-chain';
 
-/** A close's settlement: the refund to the agent and the payout to the recipient (a zero amount is left out). */
-export interface CloseOrder {
-  /** Named in the transaction's memo: closes of equal amounts are then never one transaction. */
+/**
+ * One leg of a close's settlement (docs/decisions.md, "Channels"): the payout of what was drawn to
+ * the recipient, or the refund of the rest to the agent. Both go in one transaction when the
+ * refund can land; the payout goes alone when it cannot, so an agent never holds it up.
+ */
+export interface SettlementLeg {
+  /** Named in the transaction's memo with the legs: settlements of equal amounts are never one transaction. */
   channelId: string;
-  agent: string;
-  refund: bigint;
-  payout: bigint;
+  kind: 'payout' | 'refund';
+  /** The wallet paid: the recipient for the payout, the agent for the refund. */
+  owner: string;
+  amount: bigint;
 }
 
 /**
@@ -25,10 +30,16 @@ export abstract class ChannelChain {
   abstract custodyBalance(): Promise<bigint>;
 
   /**
-   * One settlement transaction, signed by custody: the agent's token account created idempotently,
-   * then the refund to it and the payout to the recipient's token account. The fee is paid by
-   * `feePayer` (a pool key, which co-signs) or, when null, by custody itself. Null when the fee
-   * payer cannot sign.
+   * Whether a refund to `agent` can land where only the agent can take it, at no cost to the
+   * gateway: its USDC associated token account exists, is still its own and is not frozen.
    */
-  abstract closeTransaction(order: CloseOrder, feePayer: string | null): Promise<PreparedTransaction | null>;
+  abstract refundable(agent: string): Promise<boolean>;
+
+  /**
+   * One transaction settling `legs` (in order), signed by custody: a payout creates the recipient's
+   * token account if absent (it is the gateway's own); a refund pays the agent's, which must exist
+   * (`refundable`). The fee is paid by `feePayer` (a pool key, which co-signs) or, when null, by
+   * custody itself. Null when the fee payer cannot sign.
+   */
+  abstract settlementTransaction(legs: readonly SettlementLeg[], feePayer: string | null): Promise<PreparedTransaction | null>;
 }

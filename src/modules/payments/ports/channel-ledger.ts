@@ -20,12 +20,21 @@ export interface ChannelDraw {
   at: Date;
 }
 
-/** A close in progress: one settlement transaction at a time, each recorded before it is sent. */
+/** A settlement transaction of a close, recorded before it is sent. */
+export interface SentSettlement {
+  signature: string;
+  /** Base64 wire bytes: how long it can still land is read from them. */
+  signedTransaction: string;
+  /** The legs it settles: `payout`, `refund`, or both (`payout+refund`). */
+  leg: string;
+}
+
+/** A close in progress: its legs settled one transaction at a time, each recorded before it is sent. */
 export interface ChannelClose {
   channel: Channel;
   attempts: number;
-  /** Every settlement transaction sent so far, oldest first (base64 wire bytes and id): the chain is asked about all of them. */
-  sent: { signature: string; signedTransaction: string }[];
+  /** Every settlement transaction sent so far, oldest first: the chain is asked about all of them. */
+  sent: SentSettlement[];
 }
 
 export interface CloseJobCounts {
@@ -80,7 +89,7 @@ export abstract class ChannelLedger {
   abstract leaseClose(now: Date, holder: string, leaseUntil: Date): Promise<ChannelClose | null>;
 
   /** Adds the settlement transaction about to be sent; false when the holder no longer holds the lease (then it must not send). */
-  abstract recordCloseAttempt(channelId: string, holder: string, sent: { signature: string; signedTransaction: string }): Promise<boolean>;
+  abstract recordCloseAttempt(channelId: string, holder: string, sent: SentSettlement): Promise<boolean>;
 
   /** The settlement landed: the job done, the channel `closed` with its signature. False when the holder no longer holds it. */
   abstract completeClose(channelId: string, holder: string, signature: string): Promise<boolean>;
