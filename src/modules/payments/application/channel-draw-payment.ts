@@ -130,7 +130,7 @@ export class ChannelDrawPayment implements PaidPayment {
     await outbox.write(`receipt ${this.receiptId}: delivery`, () => receipts.recordDelivery(this.receiptId, delivery));
   }
 
-  /** A used voucher is stale from its record on: nothing is kept for a resend. */
+  /** The draw's record is what marks the voucher used (a resend of it is found there, ChannelDraws), for as long as the answer is kept. */
   holdFor(): Promise<void> {
     return Promise.resolve();
   }
