@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Channels (ARCHITECTURE.md section 3, "Channels"; src/modules/payments/ports/channel-ledger.ts):
+ * Channels (docs/decisions.md, "Channels"; src/modules/payments/ports/channel-ledger.ts):
  * the channels, their append-only vouchers and their close jobs. One channel per funding transfer
  * (the unique funding signature), one voucher per cumulative (the key), never drawn past the
  * deposit (the check), and one close job per channel (the key), leased like escrow claims.

@@ -1,6 +1,6 @@
 import { closeMessage, VOUCHER_MESSAGE_BYTES, voucherMessage, type VoucherFields } from './messages';
 
-/** The golden vectors of ARCHITECTURE.md section 3, "Channels", verbatim: the public Solvela clients' bytes. */
+/** The golden vectors of docs/decisions.md, "Channels", verbatim: the public Solvela clients' bytes. */
 const GOLDEN_VOUCHER = 'c29sdmVsYS1jaGFubmVsLXZvdWNoZXItdjEREREREREREREREREREREREREREREREREREREREREREUEKAAAAAAAALkUPAAAAAAAqAAAAAAAAACIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIi';
 const GOLDEN_CLOSE = 'c29sdmVsYS1jaGFubmVsLWNsb3NlLXYxERERERERERERERERERERERERERERERERERERERERERE=';
 

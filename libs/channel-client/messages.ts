@@ -1,6 +1,6 @@
 /**
  * The two messages a channel's session key signs, byte for byte as the public Solvela clients
- * write them (ARCHITECTURE.md section 3, "Channels", with golden vectors): a voucher of 114 bytes,
+ * write them (docs/decisions.md, "Channels", with golden vectors): a voucher of 114 bytes,
  * and a close request. Shared by the gateway, which verifies them, and the client, which signs them.
  */
 

@@ -1,6 +1,7 @@
-import { createPrivateKey, createPublicKey, sign, verify, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import type { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
+import { isSmallOrder, strictEd25519Valid } from '../ed25519';
 import { closeMessage, voucherMessage, type VoucherFields } from './messages';
 
 /*
@@ -13,22 +14,6 @@ const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const SEED_BYTES = 32;
 const PUBLIC_KEY_BYTES = 32;
-const SIGNATURE_BYTES = 64;
-/**
- * The y-coordinates (the sign bit cleared) of the curve points of small order, among them the
- * non-canonical spellings of 0 and 1: libsodium's blocklist. OpenSSL verifies against such a key
- * (the all-zero key accepts the all-zero signature), and any signature made for one verifies for
- * many messages, so a session key of small order would let anyone sign that channel's vouchers.
- */
-const SMALL_ORDER_Y = [
-  '0000000000000000000000000000000000000000000000000000000000000000',
-  '0100000000000000000000000000000000000000000000000000000000000000',
-  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
-  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
-  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
-  'edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
-  'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
-];
 
 /** Signs a channel's vouchers and its close with the channel's session key. */
 export class ChannelSigner {
@@ -61,19 +46,13 @@ export class ChannelSigner {
 }
 
 /**
- * Whether `signature` is the ed25519 signature of `message` by `publicKey` (base58); false, never
- * a throw, on malformed input or a key of small order.
+ * Whether `signature` is the ed25519 signature of `message` by `publicKey` (base58), checked as
+ * strictly as Solana's runtime (libs/ed25519): a key or R of small order verifies nothing, since a
+ * session key of small order would let anyone sign that channel's vouchers. False, never a throw.
  */
 export function verifySignature(message: Uint8Array, signature: Uint8Array, publicKey: string): boolean {
-  if (signature.length !== SIGNATURE_BYTES) return false;
   const key = sessionKeyBytes(publicKey);
-  if (key === null) return false;
-  try {
-    return verify(null, message, createPublicKey({ key: Buffer.concat([SPKI_PREFIX, key]), format: 'der', type: 'spki' }), signature);
-  } catch {
-    // OpenSSL refuses some 32-byte strings as keys (not a curve point): no signature verifies against them.
-    return false;
-  }
+  return key !== null && strictEd25519Valid(key, message, signature);
 }
 
 /** Whether `publicKey` (base58) can sign vouchers `verifySignature` accepts: 32 bytes, not of small order. */
@@ -88,11 +67,5 @@ function sessionKeyBytes(publicKey: string): Uint8Array | null {
   } catch {
     return null;
   }
-  return key.length !== PUBLIC_KEY_BYTES || hasSmallOrder(key) ? null : key;
-}
-
-function hasSmallOrder(key: Uint8Array): boolean {
-  const y = Buffer.from(key);
-  y[PUBLIC_KEY_BYTES - 1] &= 0x7f;
-  return SMALL_ORDER_Y.includes(y.toString('hex'));
+  return key.length !== PUBLIC_KEY_BYTES || isSmallOrder(key) ? null : key;
 }

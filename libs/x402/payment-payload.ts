@@ -115,7 +115,7 @@ function readSchemePayload(payload: WireObject): SchemePayload {
         voucher: {
           ...payload.camelFields(),
           requestDigest: payload.string('requestDigest'),
-          // Solvela's clients send `cumulative_atomic`, a number (ARCHITECTURE.md section 3, "Channels").
+          // Solvela's clients send `cumulative_atomic`, a number (docs/decisions.md, "Channels").
           cumulative: payload.has('cumulative') || !payload.has('cumulativeAtomic') ? payload.atomicAmount('cumulative') : String(payload.integer('cumulativeAtomic', 0)),
           expirySlot: payload.integerOrDigits('expirySlot'),
         },

@@ -137,7 +137,7 @@ export interface EscrowConfig {
   claimLamportsPerWindow: bigint;
 }
 
-/** Channels (the `GW_CHANNEL_` variables; ARCHITECTURE.md section 3, "Channels"). */
+/** Channels (the `GW_CHANNEL_` variables; docs/decisions.md, "Channels"). */
 export interface ChannelConfig {
   /** GW_CHANNEL_CUSTODY_KEY: the custody wallet's 64-byte secret key; with a database and REDIS_URL it turns channels on. */
   custodyKey: Secret<Uint8Array> | null;

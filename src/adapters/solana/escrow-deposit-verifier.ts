@@ -6,7 +6,7 @@ import { PaymentRejection } from '../../modules/payments/domain/exact-payment';
 import type { DepositExpectations, VerifiedDeposit } from '../../modules/payments/ports/escrow-chain';
 import { addComputeBudget, checkComputeBudget, replayKeyOf, type ComputeBudget } from './exact-transfer-verifier';
 import { decodePaymentTransaction } from './payment-transaction-wire';
-import { solanaSignatureValid } from './solana-signature-check';
+import { strictEd25519Valid } from '../../../libs/ed25519';
 
 type Deposit = Extract<EscrowInstruction, { kind: 'deposit' }>;
 
@@ -42,7 +42,7 @@ export function verifyEscrowDeposit(transactionBase64: string, expectations: Dep
   if (deposit.amount < expectations.minimumAmount) throw new PaymentRejection('amount', `${deposit.amount} < ${expectations.minimumAmount}`);
 
   const agentSignature = transaction.signatures[0];
-  if (!solanaSignatureValid(agent.toBytes(), messageBytes, agentSignature)) throw new PaymentRejection('signature');
+  if (!strictEd25519Valid(agent.toBytes(), messageBytes, agentSignature)) throw new PaymentRejection('signature');
   const signature = bs58.encode(agentSignature);
   return {
     agent: expectations.agent,

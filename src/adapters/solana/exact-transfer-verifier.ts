@@ -5,7 +5,7 @@ import bs58 from 'bs58';
 import { PaymentRejection, type ExactExpectations, type VerifiedTransfer } from '../../modules/payments/domain/exact-payment';
 import type { FeePayers } from '../../modules/payments/ports/fee-payers';
 import { decodePaymentTransaction } from './payment-transaction-wire';
-import { solanaSignatureValid } from './solana-signature-check';
+import { strictEd25519Valid } from '../../../libs/ed25519';
 import { USDC_DECIMALS } from '../../../libs/x402';
 
 /** The highest priority fee accepted (micro-lamports per compute unit), as x402 facilitators cap it. */
@@ -78,7 +78,7 @@ export function verifyExactTransfer(transactionBase64: string, expectations: Exa
   if (nonce && !nonce.authority.equals(transfer.authority)) throw new PaymentRejection('durable-nonce', 'nonce authority is not the payer');
   // The sponsored fee payer's slot is filled by the gateway at settlement, so the payer's is the only one to check.
   const payerSignature = transaction.signatures[payerIndex];
-  if (!solanaSignatureValid(transfer.authority.toBytes(), messageBytes, payerSignature)) throw new PaymentRejection('signature');
+  if (!strictEd25519Valid(transfer.authority.toBytes(), messageBytes, payerSignature)) throw new PaymentRejection('signature');
 
   return {
     payer,

@@ -22,7 +22,7 @@ import { serviceAvailable } from '../../support/services';
 import { postgresStorage, type TestStorage } from '../../support/storage-env';
 
 /**
- * Adversarial review of payment channels (ARCHITECTURE.md section 3, "Channels"): every test here
+ * Adversarial review of payment channels (docs/decisions.md, "Channels"): every test here
  * passes when the gateway is right; a failing one is a finding.
  */
 const describeWithServices = serviceAvailable('postgres') && serviceAvailable('redis') ? describe : describe.skip;

@@ -56,7 +56,7 @@ export class SpendRecorder {
 
 /**
  * The row of an answer: what `answer` writes, and what a channel draw writes in its own
- * transaction (ARCHITECTURE.md section 3, "Channels"), so both say the same.
+ * transaction (docs/decisions.md, "Channels"), so both say the same.
  */
 export function answerRow({ requestId, payer, model, usage, estimatedInputTokens, charged }: SpendAnswer): Omit<SpendRecord, 'createdAt'> {
   return {

@@ -15,7 +15,7 @@ export interface ChannelParts {
 }
 
 /**
- * Whether channels are on (ARCHITECTURE.md section 3, "Channels"): a custody key, a database, Redis
+ * Whether channels are on (docs/decisions.md, "Channels"): a custody key, a database, Redis
  * and custody's USDC token account, checked at start (one log line names what is missing). A
  * start whose custody key is not the one of channels still open is refused: their funds sit with
  * the other key, and only it can close them.

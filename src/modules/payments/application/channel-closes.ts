@@ -11,7 +11,7 @@ import { channelLock } from './channel-lock';
 const CLOSE_LOCK_MS = 10_000;
 
 /**
- * `POST /v1/channel/close` and the idle close (ARCHITECTURE.md section 3, "Channels"): the close
+ * `POST /v1/channel/close` and the idle close (docs/decisions.md, "Channels"): the close
  * takes the channel's draw lock, so it never lands in the middle of a draw, and moves it to
  * `closing` with its close job; ChannelWorker sends the settlement. Repeating it is idempotent.
  */

@@ -45,7 +45,7 @@ const NOT_DRAWN: ReceiptOutcome = { status: 'not_charged', amountChargedAtomic: 
 const UNLIMITED: RateDecision = { allowed: true, limit: 0, remaining: 0, resetSecs: 0 };
 
 /**
- * A channel draw from acceptance to its record (ARCHITECTURE.md section 3, "Channels"): deliver,
+ * A channel draw from acceptance to its record (docs/decisions.md, "Channels"): deliver,
  * then record. Nothing is drawn until content went out; the draw is recorded once the answer ended,
  * in one transaction with its voucher, receipt and spend row, and only if the channel has not
  * moved meanwhile (a close that won the race serves the answer free, counted). Released, nothing
@@ -181,7 +181,7 @@ export class ChannelDrawPayment implements PaidPayment {
     return 0n;
   }
 
-  /** A provider failure before any content drew nothing (ARCHITECTURE.md: 503, the same voucher good again). */
+  /** A provider failure before any content drew nothing (docs/decisions.md, "Channels": 503, the same voucher good again). */
   unserved(err: unknown): unknown {
     if (!this.released || !(err instanceof GatewayError) || !UPSTREAM_FAILURES.has(err.type)) return err;
     return new GatewayError('upstream.unavailable', `${err.message}; nothing was drawn from the channel: send the same voucher again`, err.headers, { cause: err });

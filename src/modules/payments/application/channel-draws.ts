@@ -38,7 +38,7 @@ interface Voucher {
 }
 
 /**
- * The `channel` scheme on a paid surface (ARCHITECTURE.md section 3, "Channels"): a voucher is
+ * The `channel` scheme on a paid surface (docs/decisions.md, "Channels"): a voucher is
  * checked in the architecture's order (decode; the channel open; its signature; the draw lock;
  * the digest; the expiry; the delta; the deposit), every refusal after the signature telling
  * `last_cumulative`. What it returns serves, then records the draw once content was delivered.

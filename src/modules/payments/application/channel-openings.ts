@@ -31,7 +31,7 @@ export interface Opened {
 }
 
 /**
- * `POST /v1/channel/open` (ARCHITECTURE.md section 3, "Channels"): the funding is an `exact`
+ * `POST /v1/channel/open` (docs/decisions.md, "Channels"): the funding is an `exact`
  * payment to custody, through ExactPayments and the settlement lifecycle: checked, claimed, its
  * receipt written, broadcast and confirmed. The channel is written `opening` before the broadcast
  * and is `open` once the funding landed; the credit is the verified amount. A repeat with the same

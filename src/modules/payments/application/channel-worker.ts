@@ -21,7 +21,7 @@ const RETRY_BASE_MS = 1_000;
 type Outcome = { kind: 'closed'; signature: string } | { kind: 'retry'; reason: string };
 
 /**
- * The channels' background work (ARCHITECTURE.md section 3, "Channels"), every
+ * The channels' background work (docs/decisions.md, "Channels"), every
  * GW_CHANNEL_WORK_INTERVAL_MS on every instance: the durable close jobs, leased one at a time (a
  * lease that lapses makes a job due again elsewhere); the idle close; and `opening` channels whose
  * funding's receipt the reconciler finished. A close pays exactly once: before a new settlement is

@@ -69,7 +69,7 @@ export class ExactPayments extends PaymentScheme {
   }
 
   /**
-   * A channel's funding transfer, checked without the chain (ARCHITECTURE.md section 3, "Channels"):
+   * A channel's funding transfer, checked without the chain (docs/decisions.md, "Channels"):
    * an `exact` transfer paying `custody` at least `minimum` from a source `agent` authorises. The
    * wrong destination, too small an amount, or another authority are named (400).
    */

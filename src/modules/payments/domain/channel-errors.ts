@@ -6,14 +6,14 @@ export const LAST_CUMULATIVE_HEADER = 'X-Gw-Channel-Last-Cumulative';
 /**
  * A draw's refusal after its signature verified: it tells the channel's `last_cumulative` in a
  * header and in the envelope, so the client's next voucher is last_cumulative plus the quote
- * (ARCHITECTURE.md section 3, "Channels").
+ * (docs/decisions.md, "Channels").
  */
 function drawRefusal(code: ErrorCode, message: string, lastCumulative: bigint, headers: Record<string, string> = {}): GatewayError {
   const last = lastCumulative.toString();
   return new GatewayError(code, message, { ...headers, [LAST_CUMULATIVE_HEADER]: last }, { details: { last_cumulative: last } });
 }
 
-/** The refusals of the channel routes and of a draw (ARCHITECTURE.md section 3, "Channels"). */
+/** The refusals of the channel routes and of a draw (docs/decisions.md, "Channels"). */
 export const channelErrors = {
   notFound: () => new GatewayError('payment.channel_not_found', 'no channel has this id'),
   notOpen: () => new GatewayError('payment.channel_not_open', 'the voucher names a channel that does not exist or is not open; open a channel, or pay with exact'),

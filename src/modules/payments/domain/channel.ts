@@ -1,4 +1,4 @@
-/** A channel's life (ARCHITECTURE.md section 3, "Channels"): funded, drawn down off chain, settled on chain at its close. */
+/** A channel's life (docs/decisions.md, "Channels"): funded, drawn down off chain, settled on chain at its close. */
 export type ChannelStatus = 'opening' | 'open' | 'closing' | 'closed';
 
 export interface Channel {

@@ -5,7 +5,7 @@ const WALLET_MESSAGE = 'must be a base58 public key, 32 to 44 characters';
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 const SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 
-/** POST /v1/channel/open: no amount, the credit is the verified transfer (ARCHITECTURE.md section 3, "Channels"). */
+/** POST /v1/channel/open: no amount, the credit is the verified transfer (docs/decisions.md, "Channels"). */
 export class OpenChannelDto {
   @IsString()
   @Matches(WALLET_ADDRESS, { message: `agent_wallet ${WALLET_MESSAGE}` })

@@ -17,7 +17,7 @@ import { CHANNEL, CHANNEL_CONFIG } from './payments-openapi';
 /** Opens and closes reach the chain: limited per client network before any RPC. */
 export const CHANNEL_RATE_LIMIT = 60;
 
-/** The channel routes (ARCHITECTURE.md section 3, "Channels"); amounts are atomic decimal strings. */
+/** The channel routes (docs/decisions.md, "Channels"); amounts are atomic decimal strings. */
 @Controller('v1/channel')
 @BodyLimit(SMALL_BODY_LIMIT)
 @ApiErrors('payment.channel_unavailable')

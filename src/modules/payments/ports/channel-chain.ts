@@ -15,7 +15,7 @@ export interface SettlementLeg {
 }
 
 /**
- * The custody wallet on the chain (ARCHITECTURE.md section 3, "Channels"). Sending, confirming and
+ * The custody wallet on the chain (docs/decisions.md, "Channels"). Sending, confirming and
  * statuses go through PaymentChain, which knows any transaction. Every method rejects only when the
  * RPC cannot be reached.
  */

@@ -1,5 +1,5 @@
 /**
- * A channel's draw lock (ARCHITECTURE.md section 3, "Channels"): one draw, or the close, at a time
+ * A channel's draw lock (docs/decisions.md, "Channels"): one draw, or the close, at a time
  * on a channel, across replicas. Held for the whole serve.
  */
 export abstract class ChannelLocks {

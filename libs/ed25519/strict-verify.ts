@@ -4,7 +4,7 @@ import { createPublicKey, verify } from 'node:crypto';
  * Encodings (sign bit masked off) of the eight small-order Edwards points, including the
  * non-canonical y = p and y = p + 1. OpenSSL accepts signatures under such keys (with an
  * identity key, R = [S]B verifies for any message); Solana's `verify_strict` does not, and the
- * gateway must never accept a signature the chain will refuse.
+ * gateway must never accept a signature the chain will refuse, nor a channel voucher anyone could forge.
  */
 const SMALL_ORDER_ENCODINGS = [
   '0000000000000000000000000000000000000000000000000000000000000000',
@@ -16,7 +16,8 @@ const SMALL_ORDER_ENCODINGS = [
   'eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
 ].map((hex) => Buffer.from(hex, 'hex'));
 
-function isSmallOrder(point: Uint8Array): boolean {
+/** Whether a 32-byte point encoding is one of small order: no key of it can be trusted, no signature with it as R. */
+export function isSmallOrder(point: Uint8Array): boolean {
   return SMALL_ORDER_ENCODINGS.some((encoding) => {
     for (let i = 0; i < 31; i++) if (point[i] !== encoding[i]) return false;
     return (point[31] & 0x7f) === encoding[31];
@@ -24,7 +25,7 @@ function isSmallOrder(point: Uint8Array): boolean {
 }
 
 /** Ed25519 as the Solana runtime checks a transaction signature: strict, so no small-order key or R. */
-export function solanaSignatureValid(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
+export function strictEd25519Valid(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
   if (publicKey.length !== 32 || signature.length !== 64) return false;
   if (isSmallOrder(publicKey) || isSmallOrder(signature.subarray(0, 32))) return false;
   try {

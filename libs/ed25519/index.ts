@@ -1,0 +1,1 @@
+export { isSmallOrder, strictEd25519Valid } from './strict-verify';
