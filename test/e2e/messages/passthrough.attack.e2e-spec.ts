@@ -247,13 +247,15 @@ describe('attacks on the Anthropic passthrough of /v1/messages', () => {
         [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: Array.from({ length: 30_000 }, () => ({ type: 'text', text: 'x'.repeat(300) })) }] }],
       ],
       ['15,000 cache_control blocks', [{ role: 'user', content: Array.from({ length: 15_000 }, () => ({ type: 'text', text: 'x'.repeat(500), cache_control: { type: 'ephemeral' } })) }]],
-    ])('answers or refuses %s within two seconds, never 500', async (_what, messages) => {
+    ])('answers or refuses %s within five seconds, never 500', async (_what, messages) => {
       const { status, ms } = await timed({ model: CLAUDE, max_tokens: 16, messages });
 
       // Within the body bounds (10 MiB, 100,000 values), so the codec, the estimate and the guard all run.
       expect(status).not.toBe(413);
       expect(status).not.toBe(500);
-      expect(ms).toBeLessThan(2000);
+      // A bound against work that grows faster than the body (it would take minutes), not a speed
+      // target: 0.1 to 0.8 s alone, 2.3 s measured beside CI's other suites on a slow day.
+      expect(ms).toBeLessThan(5000);
     });
   });
 });
