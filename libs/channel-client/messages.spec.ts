@@ -1,16 +1,9 @@
-import { closeMessage, VOUCHER_MESSAGE_BYTES, voucherMessage, type VoucherFields } from './messages';
+import { closeMessage, VOUCHER_MESSAGE_BYTES, voucherMessage } from './messages';
+import { GOLDEN_VOUCHER as golden } from './testing/golden-voucher';
 
 /** The golden vectors of docs/decisions.md, "Channels", verbatim: the public Solvela clients' bytes. */
 const GOLDEN_VOUCHER = 'c29sdmVsYS1jaGFubmVsLXZvdWNoZXItdjEREREREREREREREREREREREREREREREREREREREREREUEKAAAAAAAALkUPAAAAAAAqAAAAAAAAACIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIiIi';
 const GOLDEN_CLOSE = 'c29sdmVsYS1jaGFubmVsLWNsb3NlLXYxERERERERERERERERERERERERERERERERERERERERERE=';
-
-const golden: VoucherFields = {
-  channelId: new Uint8Array(32).fill(0x11),
-  cumulative: 2625n,
-  expirySlot: 1_000_750n,
-  nonce: 42n,
-  requestDigest: new Uint8Array(32).fill(0x22),
-};
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 

@@ -2,16 +2,9 @@ import { createPublicKey, verify } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519';
 import { Keypair } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { closeMessage, voucherMessage, type VoucherFields } from './messages';
+import { closeMessage, voucherMessage } from './messages';
 import { ChannelSigner, verifySignature } from './signer';
-
-const voucher: VoucherFields = {
-  channelId: new Uint8Array(32).fill(0x11),
-  cumulative: 2625n,
-  expirySlot: 1_000_750n,
-  nonce: 42n,
-  requestDigest: new Uint8Array(32).fill(0x22),
-};
+import { GOLDEN_VOUCHER as voucher } from './testing/golden-voucher';
 
 describe('ChannelSigner', () => {
   const keypair = Keypair.generate();
