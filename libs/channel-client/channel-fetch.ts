@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { envelopeError } from './error-envelope';
 import { channelIdBytes, readCurrentSlot, readLastCumulative, type Fetch } from './gateway-routes';
-import { channelPaymentSignature, type SignedVoucher } from './payment-header';
-import { readQuote, type ChannelQuote } from './quote';
+import { a2aDigestInput } from './messages';
+import { channelPaymentPayload, channelPaymentSignature, type SignedVoucher } from './payment-header';
+import { readQuote, readTaskQuote, type ChannelQuote } from './quote';
+import { readRpcRefusal } from './rpc-refusal';
 import { SerialQueue } from './serial-queue';
 import type { ChannelSigner } from './signer';
 
@@ -40,6 +42,14 @@ export type ChannelFetch = Fetch & {
   lastCumulative(): bigint | undefined;
   /** Reads `last_cumulative` from the gateway (between requests, never during one). */
   resync(): Promise<bigint>;
+  /**
+   * Pays an A2A task awaiting payment (`input-required`, its quote in `x402.payment.required`):
+   * `submit` sends `message/send` on the task with `x402.payment.status: payment-submitted` and the
+   * given `x402.payment.payload`, and returns the task or throws the JSON-RPC error (as
+   * `@a2a-js/sdk` does). The voucher binds the task id (spec 4.8), and is serialised with the
+   * channel's other draws.
+   */
+  payTask<T>(task: unknown, submit: (payload: Record<string, unknown>) => Promise<T>): Promise<T>;
 };
 
 /**
@@ -58,7 +68,11 @@ export function wrapFetchWithChannel(fetch: Fetch, options: ChannelFetchOptions)
     const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
     return queue.run(() => session.send(request, { ...init, method: request.method, body, signal: request.signal }));
   };
-  return Object.assign(channelFetch, { lastCumulative: () => session.lastCumulative, resync: () => queue.run(() => session.resync()) });
+  return Object.assign(channelFetch, {
+    lastCumulative: () => session.lastCumulative,
+    resync: () => queue.run(() => session.resync()),
+    payTask: <T>(task: unknown, submit: (payload: Record<string, unknown>) => Promise<T>) => queue.run(() => session.payTask(task, submit)),
+  });
 }
 
 /** How many times each kind of refusal may still be answered with another voucher, for one request. */
@@ -127,13 +141,36 @@ class ChannelSession {
           .json()
           .catch(() => null),
       );
-      if (!(await this.recover(code, response, budget, signal))) return response;
+      if (!(await this.recover(code, retryAfterSecs(response), budget, signal))) return response;
       await response.body?.cancel();
     }
   }
 
+  async payTask<T>(task: unknown, submit: (payload: Record<string, unknown>) => Promise<T>): Promise<T> {
+    const quote = readTaskQuote(task);
+    const taskId = (task as { id?: unknown }).id;
+    if (quote === null || typeof taskId !== 'string') throw new TypeError('the task holds no id, or no x402.payment.required quote with an exact offer');
+    const requestDigest = createHash('sha256').update(a2aDigestInput(taskId)).digest();
+    const budget: RetryBudget = { resync: 1, expiry: 1, busy: this.busyRetries };
+    for (;;) {
+      const voucher = await this.voucher(quote.amount, requestDigest);
+      try {
+        const paid = await submit(channelPaymentPayload(quote, voucher));
+        // A completed task drew, unless it completed without payment status (its draw lost a race with a close: nothing taken).
+        if (paymentStatus(paid) === 'payment-completed') this.lastCumulative = voucher.cumulative;
+        return paid;
+      } catch (err) {
+        // Only refusals after the signature check carry last_cumulative (-32007; -32603 while busy); anything else is the caller's.
+        const refusal = readRpcRefusal(err);
+        if (refusal?.lastCumulative === undefined) throw err;
+        this.lastCumulative = refusal.lastCumulative;
+        if (!(await this.recover(refusal.reason, DEFAULT_RETRY_AFTER_SECS, budget))) throw err;
+      }
+    }
+  }
+
   /** Whether another voucher may answer the refusal `code`, after what it asks for (the new cumulative is already taken). */
-  private async recover(code: string | undefined, response: Response, budget: RetryBudget, signal: AbortSignal): Promise<boolean> {
+  private async recover(code: string | undefined, retryAfterSecs: number, budget: RetryBudget, signal?: AbortSignal): Promise<boolean> {
     switch (code) {
       case 'payment.channel_stale':
       case 'payment.channel_wrong_delta':
@@ -144,7 +181,7 @@ class ChannelSession {
         return true;
       case 'rate_limit.channel_busy':
         if (budget.busy-- <= 0) return false;
-        await sleep(retryAfterSecs(response) * 1000, undefined, { signal });
+        await sleep(retryAfterSecs * 1000, undefined, { signal });
         return true;
       default:
         return false;
@@ -168,4 +205,8 @@ function withPayment(headers: Headers, payment: string | undefined): Headers {
 function retryAfterSecs(response: Response): number {
   const value = response.headers.get('retry-after');
   return value !== null && DIGITS.test(value.trim()) ? Math.min(Number(value.trim()), MAX_RETRY_AFTER_SECS) : DEFAULT_RETRY_AFTER_SECS;
+}
+
+function paymentStatus(task: unknown): unknown {
+  return (task as { status?: { message?: { metadata?: Record<string, unknown> } } } | null)?.status?.message?.metadata?.['x402.payment.status'];
 }

@@ -8,6 +8,8 @@ export const VOUCHER_DOMAIN = 'solvela-channel-voucher-v1';
 export const CLOSE_DOMAIN = 'solvela-channel-close-v1';
 export const CHANNEL_ID_BYTES = 32;
 export const REQUEST_DIGEST_BYTES = 32;
+/** Spec 4.8: an A2A voucher's digest binds this permanent prefix and the task id; a change would be a new version. */
+export const A2A_DIGEST_PREFIX = 'solvela-a2a-channel-digest-v1:';
 export const VOUCHER_MESSAGE_BYTES = VOUCHER_DOMAIN.length + CHANNEL_ID_BYTES + 3 * 8 + REQUEST_DIGEST_BYTES;
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -61,4 +63,9 @@ function writeAscii(target: Uint8Array, text: string, offset: number): number {
 function writeBytes(target: Uint8Array, bytes: Uint8Array, offset: number): number {
   target.set(bytes, offset);
   return offset + bytes.length;
+}
+
+/** What an A2A voucher's `request_digest` is the SHA-256 of: the prefix, then the task id, in UTF-8. */
+export function a2aDigestInput(taskId: string): Uint8Array {
+  return new TextEncoder().encode(A2A_DIGEST_PREFIX + taskId);
 }

@@ -1,5 +1,5 @@
 import bs58 from 'bs58';
-import { encodePaymentSignature, X402_VERSION } from '../x402';
+import { encodePaymentSignature, paymentPayloadJson, X402_VERSION, type PaymentPayload } from '../x402';
 import type { VoucherFields } from './messages';
 import type { ChannelQuote } from './quote';
 
@@ -14,25 +14,31 @@ export interface SignedVoucher extends VoucherFields {
  * (one casing per message, which the gateway's decoder requires).
  */
 export function channelPaymentSignature(quote: ChannelQuote, voucher: SignedVoucher): string {
-  return encodePaymentSignature(
-    {
-      x402Version: X402_VERSION,
-      resource: quote.resource,
-      accepted: { ...quote.offer, scheme: 'channel', amount: quote.amount.toString() },
-      payload: {
-        kind: 'channel',
-        voucher: {
-          channelId: bs58.encode(voucher.channelId),
-          cumulative: voucher.cumulative.toString(),
-          expirySlot: jsonInteger(voucher.expirySlot, 'expiry slot'),
-          nonce: jsonInteger(voucher.nonce, 'nonce'),
-          requestDigest: Buffer.from(voucher.requestDigest).toString('base64'),
-          signature: Buffer.from(voucher.signature).toString('base64'),
-        },
+  return encodePaymentSignature(channelPayment(quote, voucher), 'snake');
+}
+
+/** The same PaymentPayload as plain JSON: an A2A message's `x402.payment.payload`. */
+export function channelPaymentPayload(quote: ChannelQuote, voucher: SignedVoucher): Record<string, unknown> {
+  return paymentPayloadJson(channelPayment(quote, voucher), 'snake');
+}
+
+function channelPayment(quote: ChannelQuote, voucher: SignedVoucher): PaymentPayload {
+  return {
+    x402Version: X402_VERSION,
+    resource: quote.resource,
+    accepted: { ...quote.offer, scheme: 'channel', amount: quote.amount.toString() },
+    payload: {
+      kind: 'channel',
+      voucher: {
+        channelId: bs58.encode(voucher.channelId),
+        cumulative: voucher.cumulative.toString(),
+        expirySlot: jsonInteger(voucher.expirySlot, 'expiry slot'),
+        nonce: jsonInteger(voucher.nonce, 'nonce'),
+        requestDigest: Buffer.from(voucher.requestDigest).toString('base64'),
+        signature: Buffer.from(voucher.signature).toString('base64'),
       },
     },
-    'snake',
-  );
+  };
 }
 
 /** The gateway refuses a JSON number above 2^53, which it cannot read exactly. */

@@ -33,6 +33,13 @@ export async function readQuote(response: Response): Promise<ChannelQuote | null
   );
 }
 
+/** The quote of an A2A task awaiting payment: its status message's `x402.payment.required`; null when it holds none. */
+export function readTaskQuote(task: unknown): ChannelQuote | null {
+  const status = isJsonObject(task) && isJsonObject(task.status) ? task.status : null;
+  const metadata = status && isJsonObject(status.message) && isJsonObject(status.message.metadata) ? status.message.metadata : null;
+  return metadata ? quoteOf(metadata['x402.payment.required']) : null;
+}
+
 /** The header form (camelCase) or the body form (snake_case) of a challenge. */
 function quoteOf(challenge: unknown): ChannelQuote | null {
   if (!isJsonObject(challenge) || !isJsonObject(challenge.resource) || !Array.isArray(challenge.accepts)) return null;

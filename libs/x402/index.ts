@@ -26,6 +26,7 @@ export { isNetwork, type Network } from './network';
 export {
   decodePaymentSignature,
   encodePaymentSignature,
+  paymentPayloadJson,
   type PaidResource,
   type ExactPayload,
   type EscrowPayload,

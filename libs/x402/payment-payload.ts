@@ -80,16 +80,19 @@ export function decodePaymentSignature(value: string): PaymentPayload {
 
 /** For test clients: our spec-form client writes snake_case, the official client camelCase. */
 export function encodePaymentSignature(payment: PaymentPayload, casing: Casing): string {
-  return encodeBase64Json(
-    recase(
-      {
-        x402Version: payment.x402Version,
-        resource: payment.resource,
-        accepted: recase(payment.accepted, casing),
-        payload: recase(wireFields(payment.payload), casing),
-      },
-      casing,
-    ),
+  return encodeBase64Json(paymentPayloadJson(payment, casing));
+}
+
+/** The payload as plain JSON in one casing: what a header carries encoded, and A2A's `x402.payment.payload` as it is. */
+export function paymentPayloadJson(payment: PaymentPayload, casing: Casing): Record<string, unknown> {
+  return recase(
+    {
+      x402Version: payment.x402Version,
+      resource: payment.resource,
+      accepted: recase(payment.accepted, casing),
+      payload: recase(wireFields(payment.payload), casing),
+    },
+    casing,
   );
 }
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import bs58 from 'bs58';
 import { decodePaymentSignature, encodePaymentRequiredHeader, toHeaderForm, type ChannelVoucher, type PaymentRequiredBody } from '../../x402';
-import { closeMessage, voucherMessage } from '../messages';
+import { a2aDigestInput, closeMessage, voucherMessage } from '../messages';
 import { verifySignature } from '../signer';
 
 const MIN_EXPIRY_SLOTS = 50n;
@@ -20,11 +20,24 @@ export interface Served {
   readonly nonce?: number;
 }
 
+interface Refusal {
+  status: number;
+  code: string;
+  /** Whether it tells the channel's `last_cumulative` (every refusal after the signature). */
+  last: boolean;
+  headers?: Record<string, string>;
+}
+
+interface A2ACall {
+  id: number;
+  params: { message: { taskId?: string; metadata: Record<string, unknown> } };
+}
+
 /**
  * A gateway's channel side, as small as the client's specs need, on 127.0.0.1 and an ephemeral
  * port: any POST outside /v1/channel is a paid route that answers 402 with `quote`, then checks a
  * voucher in the gateway's order (signature, lock, digest, expiry, delta, deposit), and the
- * channel routes the client reads. Its fields are the channel's state, which specs set directly.
+ * channel routes the client reads, and A2A's `message/send`. Its fields are the channel's state, which specs set directly.
  */
 export class FakeChannelGateway {
   readonly channelId = bs58.encode(crypto.getRandomValues(new Uint8Array(32)));
@@ -75,6 +88,7 @@ export class FakeChannelGateway {
     }
     if (request.method === 'GET' && path === `/v1/channel/${this.channelId}`) return respond(response, 200, this.record('open'));
     if (request.method === 'POST' && path === '/v1/channel/close') return this.close(JSON.parse(body.toString('utf8')) as Record<string, string>, response);
+    if (request.method === 'POST' && path === '/a2a') return this.a2a(JSON.parse(body.toString('utf8')) as A2ACall, response);
     const payment = request.headers['payment-signature'];
     if (typeof payment !== 'string') {
       this.served.push({ paid: false, status: 402 });
@@ -88,8 +102,45 @@ export class FakeChannelGateway {
     return status;
   }
 
-  /** The gateway's checks in its order; answers and returns the status. */
+  /** A REST draw: the gateway's checks, then the answer. */
   private async draw(voucher: ChannelVoucher, cumulative: bigint, body: Buffer, response: ServerResponse): Promise<number> {
+    const refusal = this.check(voucher, cumulative, body);
+    if (refusal) return refusal.last ? this.refuse(response, refusal.status, refusal.code, refusal.headers) : respond(response, refusal.status, { error: { code: refusal.code } });
+    if (this.failTimes > 0) {
+      this.failTimes--;
+      return respond(response, 503, { error: { code: 'provider.unavailable' } });
+    }
+    await this.serve(cumulative);
+    return respond(response, 200, { echo: body.toString('base64') });
+  }
+
+  /**
+   * A2A's `message/send`, as small as the client needs: without `taskId` a task awaiting the
+   * quote; with one, its voucher checked against the task's digest, a refusal as the JSON-RPC
+   * error the gateway sends (-32007, a busy channel -32603), a draw as the completed task.
+   */
+  private async a2a(call: A2ACall, response: ServerResponse): Promise<number> {
+    const { message } = call.params;
+    const reply = (body: Record<string, unknown>) => respond(response, 200, { jsonrpc: '2.0', id: call.id, ...body });
+    if (message.taskId === undefined) {
+      const required = this.challenge('/a2a');
+      return reply({ result: { kind: 'task', id: `a2a_${this.served.length}`, status: { state: 'input-required', message: { metadata: { 'x402.payment.required': required } } } } });
+    }
+    const { voucher } = decodePaymentSignature(JSON.stringify(message.metadata['x402.payment.payload'])).payload as { voucher: ChannelVoucher };
+    const cumulative = BigInt(voucher.cumulative);
+    const refusal = this.check(voucher, cumulative, a2aDigestInput(message.taskId));
+    this.served.push({ paid: true, status: refusal?.status ?? 200, cumulative, nonce: voucher.nonce as number });
+    if (refusal) {
+      const data = { reason: refusal.code, retryable: refusal.status === 429, ...(refusal.last ? { last_cumulative: String(this.lastCumulative) } : {}) };
+      return reply({ error: { code: refusal.status === 429 ? -32603 : -32007, message: refusal.code, data } });
+    }
+    await this.serve(cumulative);
+    const metadata = { 'x402.payment.status': 'payment-completed', 'x402.payment.receipts': [{ tx_signature: '', receipt: '/v1/receipts/fake' }] };
+    return reply({ result: { kind: 'task', id: message.taskId, status: { state: 'completed', message: { metadata } } } });
+  }
+
+  /** The gateway's checks in its order: the refusal, and whether it tells `last_cumulative`; null for a draw. */
+  private check(voucher: ChannelVoucher, cumulative: bigint, bound: Uint8Array): Refusal | null {
     const message = voucherMessage({
       channelId: bs58.decode(voucher.channelId as string),
       cumulative,
@@ -97,27 +148,27 @@ export class FakeChannelGateway {
       nonce: BigInt(voucher.nonce as number),
       requestDigest: Buffer.from(voucher.requestDigest, 'base64'),
     });
-    if (voucher.channelId !== this.channelId) return respond(response, 404, { error: { code: 'payment.channel_not_open' } });
-    if (!verifySignature(message, Buffer.from(voucher.signature as string, 'base64'), this.sessionKey)) return respond(response, 401, { error: { code: 'payment.channel_bad_signature' } });
+    if (voucher.channelId !== this.channelId) return { status: 404, code: 'payment.channel_not_open', last: false };
+    if (!verifySignature(message, Buffer.from(voucher.signature as string, 'base64'), this.sessionKey)) return { status: 401, code: 'payment.channel_bad_signature', last: false };
     if (this.drawing > 0 || this.busyTimes > 0) {
       this.busyTimes = Math.max(0, this.busyTimes - 1);
-      return this.refuse(response, 429, 'rate_limit.channel_busy', { 'retry-after': '1' });
+      return { status: 429, code: 'rate_limit.channel_busy', last: true, headers: { 'retry-after': '1' } };
     }
-    if (createHash('sha256').update(body).digest('base64') !== voucher.requestDigest) return this.refuse(response, 402, 'payment.channel_digest_mismatch');
-    if (BigInt(voucher.expirySlot) - this.currentSlot < MIN_EXPIRY_SLOTS) return this.refuse(response, 402, 'payment.channel_expired');
-    if (cumulative <= this.lastCumulative) return this.refuse(response, 402, 'payment.channel_stale');
-    if (cumulative - this.lastCumulative !== this.quote + this.priceMoved) return this.refuse(response, 402, 'payment.channel_wrong_delta');
-    if (cumulative > this.deposited) return this.refuse(response, 402, 'payment.channel_overdraw');
-    if (this.failTimes > 0) {
-      this.failTimes--;
-      return respond(response, 503, { error: { code: 'provider.unavailable' } });
-    }
+    const refused = (code: string): Refusal => ({ status: 402, code, last: true });
+    if (createHash('sha256').update(bound).digest('base64') !== voucher.requestDigest) return refused('payment.channel_digest_mismatch');
+    if (BigInt(voucher.expirySlot) - this.currentSlot < MIN_EXPIRY_SLOTS) return refused('payment.channel_expired');
+    if (cumulative <= this.lastCumulative) return refused('payment.channel_stale');
+    if (cumulative - this.lastCumulative !== this.quote + this.priceMoved) return refused('payment.channel_wrong_delta');
+    if (cumulative > this.deposited) return refused('payment.channel_overdraw');
+    return null;
+  }
+
+  private async serve(cumulative: bigint): Promise<void> {
     this.drawing++;
     this.mostConcurrentDraws = Math.max(this.mostConcurrentDraws, this.drawing);
     await new Promise((resolve) => setTimeout(resolve, this.serveMs));
     this.lastCumulative = cumulative;
     this.drawing--;
-    return respond(response, 200, { echo: body.toString('base64') });
   }
 
   private close(request: Record<string, string>, response: ServerResponse): number {

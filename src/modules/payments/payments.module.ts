@@ -56,6 +56,18 @@ import { ChannelsController } from './http/channels.controller';
     ChannelCloses,
     ChannelWorker,
   ],
-  exports: [PaymentChallenges, PaymentAcceptance, PaymentAdmission, PaymentOffers, PaymentAttempts, PaidRateLimit, FeeSponsorship, PrepaidPayments, EscrowDeposits, EscrowClaimProcessor],
+  exports: [
+    ChannelAvailability,
+    PaymentChallenges,
+    PaymentAcceptance,
+    PaymentAdmission,
+    PaymentOffers,
+    PaymentAttempts,
+    PaidRateLimit,
+    FeeSponsorship,
+    PrepaidPayments,
+    EscrowDeposits,
+    EscrowClaimProcessor,
+  ],
 })
 export class PaymentsModule {}

@@ -7,7 +7,8 @@ import { KeypairFeePayers } from '../../../src/adapters/solana/keypair-fee-payer
 import { SolanaChannelChain } from '../../../src/adapters/solana/solana-channel-chain';
 import { Secret } from '../../../src/config/secret';
 import type { RunningGateway } from '../../../src/gateway';
-import { chatBody, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
+import { a2aCall, userMessage, type A2AResponse, type A2ATaskBody } from '../../support/a2a-client';
+import { chatBody, PAID_MODEL, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { paymentInstructions, paymentTransaction, toBase64, transferChecked } from '../../support/payment-transactions';
 import { startPrivateRedis, type PrivateRedis } from '../../support/private-redis';
 import { serviceAvailable } from '../../support/services';
@@ -97,6 +98,22 @@ describeWithServices('channels across instances, restarts and configurations (lo
     const refused = await paying(`${off.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chatBody()) });
     expect(refused.status).toBe(404);
     expect(await errorCode(refused)).toBe('payment.channel_unavailable');
+    const search = await paying(`${off.url}/v1/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'off' }) });
+    expect(search.status).toBe(404);
+    expect(await errorCode(search)).toBe('payment.channel_unavailable');
+    // A2A: -32007 with the spec's message, and a card that does not list the scheme.
+    const card = (await (await fetch(`${off.url}/.well-known/agent-card.json`)).json()) as { capabilities: { extensions: Array<{ params: { schemes?: string[] } }> } };
+    expect(card.capabilities.extensions.map((extension) => extension.params.schemes).filter(Boolean)).toEqual([['exact']]);
+    const quoted = await a2aCall(off, 'message/send', userMessage('Say hello', { model: PAID_MODEL }));
+    const task = quoted.body.result as A2ATaskBody;
+    const error = await paying
+      .payTask(task, async (payload) => {
+        const answer = await a2aCall(off, 'message/send', userMessage('Say hello', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload }, task.id));
+        if (answer.body.error) throw answer.body;
+        return answer.body.result;
+      })
+      .catch((err: A2AResponse) => err.error);
+    expect(error).toMatchObject({ code: -32007, message: 'channel scheme is not accepted on this endpoint' });
     await stop(off);
   });
 

@@ -13,14 +13,17 @@ import type { ChatRequest } from '../../providers/domain/chat-request';
 import { PromptGuard } from '../../chat/domain/prompt-guard';
 import { PaymentAdmission } from '../../payments/application/payment-admission';
 import { PaymentOffers } from '../../payments/application/payment-offers';
+import { ChannelAvailability } from '../../payments/application/channel-availability';
 import { PrepaidPayments, type Prepaid } from '../../payments/application/prepaid-payments';
+import type { SchemeName } from '../../payments/domain/schemes';
+import { a2aDigestInput } from '../../../../libs/channel-client/messages';
 import type { StageTiming } from '../../../core/stage-timing';
 import type { ChatCompletion } from '../../providers/domain/chat-completion';
 import { UpstreamDispatcher } from '../../providers/application/upstream-dispatcher';
 import { RateLimiter } from '../../rate-limits/application/rate-limiter';
 import { clientNetwork } from '../../rate-limits/domain/client-network';
 import { A2A_ERRORS, A2AError } from '../domain/a2a-errors';
-import { checkAgainstOffer, dualCasedOffer, submittedPayment } from '../domain/a2a-offer';
+import { CHANNELS_OFF, checkAgainstOffer, dualCasedOffer, submittedPayment } from '../domain/a2a-offer';
 import { newTaskId, isTaskId, type A2ATaskRecord } from '../domain/a2a-task';
 import { PAYMENT_PAYLOAD, PAYMENT_STATUS, parseUserMessage, taskView, type TaskView } from '../domain/a2a-wire';
 import { transition, type TaskState, type TaskTrigger } from '../domain/task-state';
@@ -29,6 +32,8 @@ import { TaskLocks, TaskStore } from '../ports/task-store';
 export const A2A_PATH = '/a2a';
 /** Beyond the serve bound: the verification and the settlement that precede it. */
 const LOCK_MARGIN_MS = 120_000;
+/** Spec 4.8: `exact` and `escrow` as advertised, a channel voucher unadvertised. */
+const A2A_SCHEMES: readonly SchemeName[] = ['exact', 'escrow', 'channel'];
 
 /** The caller as the JSON-RPC controller knows it. */
 export interface A2ACaller {
@@ -64,6 +69,7 @@ export class A2ATasks {
     private readonly offers: PaymentOffers,
     private readonly admission: PaymentAdmission,
     private readonly prepaid: PrepaidPayments,
+    private readonly channels: ChannelAvailability,
     private readonly limiter: RateLimiter,
     private readonly spend: SpendRecorder,
     private readonly logger: AppLogger,
@@ -134,7 +140,7 @@ export class A2ATasks {
     const plan = this.plan(task.request);
     const verdict = this.guard.inspect([task.request.text]);
     if (verdict.blocked) throw new A2AError(A2A_ERRORS.invalidParams, 'Request blocked by content policy');
-    checkAgainstOffer(payload, task);
+    checkAgainstOffer(payload, task, this.channels.enabled);
     const token = await this.guarded(() => this.locks.acquire(task.id, this.lockMs()));
     if (token === null) throw new A2AError(A2A_ERRORS.internal, 'another payment of this task is being settled; retry shortly', { retryable: true });
     try {
@@ -160,22 +166,29 @@ export class A2ATasks {
             onBroadcast: caller.suspendTimeout,
             noteReceipt: caller.noteReceipt,
             bodyBytes: workBytes,
+            // A voucher binds the task, not this message (spec 4.8): resubmitted unchanged, it pays the same task.
+            body: a2aDigestInput(task.id),
           },
           plan.candidates[0].model.id,
-          'exact-or-escrow',
+          A2A_SCHEMES,
         );
       } catch (err) {
         // Refused before any funds moved: the task waits for a corrected payment.
         await this.move(working, 'settlement-failed-before-funds', {});
         throw paymentFailed(err);
       }
+      // A draw is owed only once delivered, but the task keeps its answer for tasks/get: GW_A2A_SERVE_SECS bounds it, as a paid serve.
+      if (prepaid.payment.settlesAt === 'after_delivery') caller.suspendTimeout();
       return taskView(await this.serve(working, plan, prepaid, caller));
     } finally {
       await this.locks.release(task.id, token);
     }
   }
 
-  /** The provider, bounded by GW_A2A_SERVE_SECS; the payment is collected, so a failure ends the task `failed` with its receipts. */
+  /**
+   * The provider, bounded by GW_A2A_SERVE_SECS. A collected payment's failure ends the task `failed`
+   * with its receipts; a draw's takes nothing and leaves the task for the same voucher (spec 3.1).
+   */
   private async serve(task: A2ATaskRecord, plan: ChatPlan, { payment, settlement }: Prepaid, caller: A2ACaller): Promise<A2ATaskRecord> {
     const receipts = [{ tx_signature: payment.transactionSignature, ...(payment.receiptPath ? { receipt: payment.receiptPath } : {}) }];
     const candidates = candidatesWithin(plan, payment.amountPaid);
@@ -189,8 +202,12 @@ export class A2ATasks {
       if (!payment.broadcasted) await payment.broadcast(answered.candidate.model.id);
     } catch (err) {
       this.logger.warn({ err, task: task.id, request_id: caller.requestId }, 'a2a provider failed after payment');
-      // An escrow deposit delivered nothing: never claimed (it refunds at expiry); an exact payment was settled before serving.
+      // An escrow deposit delivered nothing: never claimed (it refunds at expiry); an exact payment was settled before serving; a draw is not taken.
       await payment.release();
+      if (payment.settlesAt === 'after_delivery') {
+        await this.settle(task, 'channel-not-drawn', {});
+        throw new A2AError(A2A_ERRORS.providerError, 'the provider failed or timed out; no draw was taken from the channel: resubmit the same voucher', { retryable: true });
+      }
       // So it is charged all the same, and its spend row says so, as a paid tool's does (spec 4.7).
       if (payment.settlesAt === 'before_handler') {
         this.spend.answer({
@@ -207,11 +224,15 @@ export class A2ATasks {
     const { completion, candidate } = answered;
     await payment.recordDelivery('complete');
     const { usage } = completion;
-    await payment.charge(answerCost(usage, candidate.model.rates), { requestId: caller.requestId, model: candidate.model, usage, estimatedInputTokens: plan.inputTokens });
+    const charged = await payment.charge(answerCost(usage, candidate.model.rates), { requestId: caller.requestId, model: candidate.model, usage, estimatedInputTokens: plan.inputTokens });
     const output = completion.choices.map((choice) => choice.message.content ?? '').join('\n');
-    // A delivered task's receipt reads as x402's SettleResponse too, once its payment confirmed: x402 has no "pending" (the receipt says it).
+    // Spec 3.1: a draw that lost its race with a close took nothing; the task completes without payment status or receipts.
+    if (payment.settlesAt === 'after_delivery' && charged === 0n) return this.settle(task, 'provider-delivered', { receipts: [], output });
+    // A delivered task's receipt reads as x402's SettleResponse too, once its transfer confirmed: x402 has no "pending" (the receipt says it), and a draw has no transaction.
     const proven =
-      settlement.status === 'settled' ? receipts.map((receipt) => ({ ...receipt, success: true as const, transaction: payment.transactionSignature, network: this.config.solana.network })) : receipts;
+      settlement.status === 'settled' && payment.scheme !== 'channel'
+        ? receipts.map((receipt) => ({ ...receipt, success: true as const, transaction: payment.transactionSignature, network: this.config.solana.network }))
+        : receipts;
     return this.settle(task, 'provider-delivered', { receipts: proven, output });
   }
 
@@ -285,10 +306,15 @@ function refuseUnless(state: TaskState, trigger: TaskTrigger): void {
   if ('refused' in step) throw A2AError.from(step.refused);
 }
 
-/** A refusal of the payment leg as -32007, with what the client needs to decide whether a retry can help. */
+/**
+ * A refusal of the payment leg as -32007, with what the client needs to decide whether a retry can
+ * help, and a channel's `last_cumulative` (spec 7); a busy channel is -32603, retryable.
+ */
 function paymentFailed(err: unknown): unknown {
   if (err instanceof A2AError || !(err instanceof GatewayError)) return err;
+  if (err.code === 'payment.channel_unavailable') return new A2AError(A2A_ERRORS.paymentFailed, CHANNELS_OFF, { reason: err.code, retryable: false });
+  if (err.code === 'rate_limit.channel_busy') return new A2AError(A2A_ERRORS.internal, err.message, { reason: err.code, retryable: true, ...err.details });
   // A node's refusal of the transaction at broadcast (settlement_failed) is deterministic: the same payment fails again.
   const retryable = err.type === 'rate_limit_exceeded' || err.type === 'service_unavailable' || err.code === 'payment.unconfirmed' || err.code === 'payment.chain_unreachable';
-  return new A2AError(A2A_ERRORS.paymentFailed, err.message, { reason: err.code, retryable });
+  return new A2AError(A2A_ERRORS.paymentFailed, err.message, { reason: err.code, retryable, ...err.details });
 }

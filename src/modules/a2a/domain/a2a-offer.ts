@@ -31,21 +31,31 @@ export function submittedPayment(payload: unknown): string {
   return JSON.stringify({ ...payload, accepted: inOneCasing(accepted, casing) ?? accepted });
 }
 
+/** Spec 7: the message A2A answers a voucher with while channels are off. */
+export const CHANNELS_OFF = 'channel scheme is not accepted on this endpoint';
+
 /**
  * Spec 4.8: scheme, network, asset and pay_to equal to one of the stored offer's entries; the
- * amount at least the quote. `accepted` is read in either casing; where it spells a field both
- * ways, the two must agree.
+ * amount at least the quote. A channel voucher, never advertised, pays the `exact` entry's
+ * network, asset and pay_to with an amount equal to the quote exactly. `accepted` is read in either
+ * casing; where it spells a field both ways, the two must agree.
  */
-export function checkAgainstOffer(payload: unknown, task: A2ATaskRecord): void {
+export function checkAgainstOffer(payload: unknown, task: A2ATaskRecord, channels: boolean): void {
   const submitted = (payload as { accepted?: unknown }).accepted;
   if (typeof submitted !== 'object' || submitted === null) throw new A2AError(A2A_ERRORS.invalidParams, 'the payment payload has no accepted offer');
   const accepted = inOneCasing(submitted, 'camel');
   if (accepted === null) throw mismatch('the payment names a field of accepted in both casings with different values');
+  const voucher = accepted.scheme === 'channel';
+  if (voucher && !channels) throw new A2AError(A2A_ERRORS.paymentFailed, CHANNELS_OFF, { retryable: false });
   const offers = ((task.offer.paymentRequired as { accepts?: unknown }).accepts ?? []) as Array<Record<string, unknown>>;
-  const matches = offers.some((offer) => offer.scheme === accepted.scheme && offer.network === accepted.network && offer.asset === accepted.asset && offer.pay_to === accepted.payTo);
+  const scheme = voucher ? 'exact' : accepted.scheme;
+  const matches = offers.some((offer) => offer.scheme === scheme && offer.network === accepted.network && offer.asset === accepted.asset && offer.pay_to === accepted.payTo);
   const amount = accepted.amount;
-  const enough = typeof amount === 'string' && /^\d{1,20}$/.test(amount) && BigInt(amount) >= BigInt(task.offer.amountAtomic);
-  if (!matches || !enough) throw mismatch('the payment does not match the offer stored with the task (scheme, network, asset, pay_to, amount)');
+  const quote = BigInt(task.offer.amountAtomic);
+  const priced = typeof amount === 'string' && /^\d{1,20}$/.test(amount) && (voucher ? BigInt(amount) === quote : BigInt(amount) >= quote);
+  if (!matches || !priced) {
+    throw mismatch(`the payment does not match the offer stored with the task (scheme, network, asset, pay_to, amount${voucher ? ' equal to the quote' : ''})`);
+  }
 }
 
 function mismatch(message: string): A2AError {

@@ -101,7 +101,12 @@ export function taskView(task: A2ATaskRecord): TaskView {
     case 'completed':
       return {
         ...base,
-        status: { state: task.state, timestamp, message: message(task.output ?? '', { [PAYMENT_STATUS]: 'payment-completed', [PAYMENT_RECEIPTS]: task.receipts }) },
+        // Every paid task holds a receipt but a draw that lost its race with a close, which took nothing: no payment status (spec 3.1).
+        status: {
+          state: task.state,
+          timestamp,
+          message: message(task.output ?? '', task.receipts.length > 0 ? { [PAYMENT_STATUS]: 'payment-completed', [PAYMENT_RECEIPTS]: task.receipts } : undefined),
+        },
         artifacts: [{ artifactId: `${task.id}-answer`, name: 'answer', parts: [{ kind: 'text', text: task.output ?? '' }] }],
       };
     case 'failed':

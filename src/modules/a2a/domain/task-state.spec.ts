@@ -3,13 +3,14 @@ import { TASK_STATES, TASK_TRIGGERS, isTerminal, transition, type TaskState, typ
 
 const { paymentFailed, taskNotCancelable, internal } = A2A_ERRORS;
 
-/** Every (state, trigger) pair of spec 3.1 without the channel rows: where it goes, or the code that refuses it (spec 7). */
+/** Every (state, trigger) pair of spec 3.1: where it goes, or the code that refuses it (spec 7). */
 const EXPECTED: Record<TaskState, Record<TaskTrigger, { to: TaskState } | { code: number }>> = {
   'input-required': {
     'payment-submitted': { to: 'working' },
     'settlement-failed-before-funds': { code: internal },
     'provider-delivered': { code: internal },
     'provider-failed-after-payment': { code: internal },
+    'channel-not-drawn': { code: internal },
     cancel: { to: 'canceled' },
   },
   working: {
@@ -17,6 +18,7 @@ const EXPECTED: Record<TaskState, Record<TaskTrigger, { to: TaskState } | { code
     'settlement-failed-before-funds': { to: 'input-required' },
     'provider-delivered': { to: 'completed' },
     'provider-failed-after-payment': { to: 'failed' },
+    'channel-not-drawn': { to: 'input-required' },
     cancel: { code: taskNotCancelable },
   },
   completed: {
@@ -24,6 +26,7 @@ const EXPECTED: Record<TaskState, Record<TaskTrigger, { to: TaskState } | { code
     'settlement-failed-before-funds': { code: internal },
     'provider-delivered': { code: internal },
     'provider-failed-after-payment': { code: internal },
+    'channel-not-drawn': { code: internal },
     cancel: { code: taskNotCancelable },
   },
   failed: {
@@ -31,6 +34,7 @@ const EXPECTED: Record<TaskState, Record<TaskTrigger, { to: TaskState } | { code
     'settlement-failed-before-funds': { code: internal },
     'provider-delivered': { code: internal },
     'provider-failed-after-payment': { code: internal },
+    'channel-not-drawn': { code: internal },
     cancel: { code: taskNotCancelable },
   },
   canceled: {
@@ -38,6 +42,7 @@ const EXPECTED: Record<TaskState, Record<TaskTrigger, { to: TaskState } | { code
     'settlement-failed-before-funds': { code: internal },
     'provider-delivered': { code: internal },
     'provider-failed-after-payment': { code: internal },
+    'channel-not-drawn': { code: internal },
     cancel: { code: taskNotCancelable },
   },
 };
@@ -45,8 +50,8 @@ const EXPECTED: Record<TaskState, Record<TaskTrigger, { to: TaskState } | { code
 const PAIRS = TASK_STATES.flatMap((state) => TASK_TRIGGERS.map((trigger) => [state, trigger, EXPECTED[state][trigger]] as const));
 
 describe('A2A task states', () => {
-  it('covers all 25 pairs of five states and five triggers', () => {
-    expect(PAIRS).toHaveLength(25);
+  it('covers all 30 pairs of five states and six triggers', () => {
+    expect(PAIRS).toHaveLength(30);
   });
 
   it.each(PAIRS)('%s on %s', (state, trigger, expected) => {

@@ -7,10 +7,10 @@ export type TaskState = 'input-required' | 'working' | 'completed' | 'failed' | 
  * What may happen to a task. `payment-submitted` and `cancel` come from the client (message/send
  * with a payment, tasks/cancel); the others are the outcome of the payment leg the gateway runs.
  */
-export type TaskTrigger = 'payment-submitted' | 'settlement-failed-before-funds' | 'provider-delivered' | 'provider-failed-after-payment' | 'cancel';
+export type TaskTrigger = 'payment-submitted' | 'settlement-failed-before-funds' | 'provider-delivered' | 'provider-failed-after-payment' | 'channel-not-drawn' | 'cancel';
 
 export const TASK_STATES: readonly TaskState[] = ['input-required', 'working', 'completed', 'failed', 'canceled'];
-export const TASK_TRIGGERS: readonly TaskTrigger[] = ['payment-submitted', 'settlement-failed-before-funds', 'provider-delivered', 'provider-failed-after-payment', 'cancel'];
+export const TASK_TRIGGERS: readonly TaskTrigger[] = ['payment-submitted', 'settlement-failed-before-funds', 'provider-delivered', 'provider-failed-after-payment', 'channel-not-drawn', 'cancel'];
 
 const TERMINAL: ReadonlySet<TaskState> = new Set<TaskState>(['completed', 'failed', 'canceled']);
 
@@ -19,11 +19,16 @@ export function isTerminal(state: TaskState): boolean {
   return TERMINAL.has(state);
 }
 
-/** The transitions of spec 3.1 without the channel rows: every other (state, trigger) pair is refused. */
+/**
+ * The transitions of spec 3.1: every other (state, trigger) pair is refused. Of its channel rows, a
+ * refused voucher (the over-draw among them) is a settlement that failed before funds moved, a
+ * delivered task whose draw lost its race with a close is delivered, and a provider failure or
+ * serve timeout under a voucher draws nothing (`channel-not-drawn`), so the same voucher may come again.
+ */
 const TRANSITIONS: Readonly<Record<TaskState, Partial<Record<TaskTrigger, TaskState>>>> = {
   'input-required': { 'payment-submitted': 'working', cancel: 'canceled' },
   // `working` is persisted before any funds move, so a settlement that fails before then may be retried on the same task.
-  working: { 'settlement-failed-before-funds': 'input-required', 'provider-delivered': 'completed', 'provider-failed-after-payment': 'failed' },
+  working: { 'settlement-failed-before-funds': 'input-required', 'provider-delivered': 'completed', 'provider-failed-after-payment': 'failed', 'channel-not-drawn': 'input-required' },
   completed: {},
   failed: {},
   canceled: {},

@@ -5,10 +5,22 @@ const RPC_ID: JsonSchema = { type: ['string', 'number', 'null'] };
 
 export const A2A_REQUEST: JsonSchema = {
   ...object({ jsonrpc: { const: '2.0' }, id: RPC_ID, method: { enum: ['message/send', 'tasks/get', 'tasks/cancel'] }, params: { type: 'object' } }, ['params']),
-  description: 'one JSON-RPC 2.0 request (no batches); payment travels in the message metadata (x402.payment.payload)',
+  description:
+    'one JSON-RPC 2.0 request (no batches); payment travels in the message metadata (x402.payment.payload): an exact or escrow payment of the stored quote, or a channel voucher of exactly the quote whose request_digest is the SHA-256 of `solvela-a2a-channel-digest-v1:` followed by the task id',
 };
 
-const RPC_ERROR = object({ code: { type: 'integer', description: 'spec 7: -32600 to -32603, -32001 to -32003, -32007 to -32009' }, message: STRING, data: {} }, ['data']);
+const RPC_ERROR = object(
+  {
+    code: { type: 'integer', description: 'spec 7: -32600 to -32603, -32001 to -32003, -32007 to -32009' },
+    message: STRING,
+    data: {
+      type: 'object',
+      description:
+        "on a payment refusal: reason (the REST error code) and retryable; a channel voucher's refusal also last_cumulative (a decimal string), so the next voucher is last_cumulative plus the quote; a busy channel is -32603",
+    },
+  },
+  ['data'],
+);
 
 export const A2A_RESPONSE: JsonSchema = {
   oneOf: [object({ jsonrpc: { const: '2.0' }, id: RPC_ID, result: { type: 'object', description: 'the A2A task' } }), object({ jsonrpc: { const: '2.0' }, id: RPC_ID, error: RPC_ERROR })],

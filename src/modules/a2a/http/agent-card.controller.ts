@@ -1,6 +1,7 @@
 import { Controller, Get, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { version } from '../../../../package.json';
+import { ChannelAvailability } from '../../payments/application/channel-availability';
 import { EscrowDeposits } from '../../payments/application/escrow-deposits';
 import { PaymentChallenges } from '../../payments/application/payment-challenges';
 import { AP2_EXTENSION_URI, X402_EXTENSION_URI } from '../domain/a2a-wire';
@@ -14,6 +15,7 @@ export class AgentCardController {
   constructor(
     private readonly challenges: PaymentChallenges,
     private readonly deposits: EscrowDeposits,
+    private readonly channels: ChannelAvailability,
   ) {}
 
   @Get(['agent-card.json', 'agent.json'])
@@ -39,7 +41,7 @@ export class AgentCardController {
             uri: X402_EXTENSION_URI,
             description: 'Payments with x402 on Solana: the quote in x402.payment.required, the payment in x402.payment.payload.',
             required: true,
-            params: { network: 'solana', asset: this.challenges.terms.asset, schemes: this.deposits.terms ? ['exact', 'escrow'] : ['exact'] },
+            params: { network: 'solana', asset: this.challenges.terms.asset, schemes: ['exact', ...(this.deposits.terms ? ['escrow'] : []), ...(this.channels.enabled ? ['channel'] : [])] },
           },
         ],
       },

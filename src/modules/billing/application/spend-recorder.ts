@@ -46,12 +46,17 @@ export class SpendRecorder {
   }
 
   service({ requestId, payer, serviceId, charged }: SpendService): void {
-    this.write({ requestId, payerWallet: payer, model: serviceId, provider: 'gateway', tokensIn: 0, tokensOut: 0, amountChargedAtomic: charged });
+    this.answer({ ...serviceAnswer(requestId, serviceId), payer, charged });
   }
 
   private write(row: Omit<SpendRecord, 'createdAt'>): void {
     this.background.run('spend log', () => this.log.record({ ...row, createdAt: new Date() }));
   }
+}
+
+/** A service call as an answer: the registry id for the model, served by the gateway, no tokens. */
+export function serviceAnswer(requestId: string, serviceId: string): AnswerSpend {
+  return { requestId, model: { id: serviceId, provider: 'gateway' }, usage: undefined, estimatedInputTokens: 0 };
 }
 
 /**

@@ -61,8 +61,8 @@ export class ChannelDraws extends PaymentScheme {
   ) {
     super();
     logger.setContext(ChannelDraws.name);
-    // The longest a draw can run before its record: its wait for the answer, the answer, the record.
-    this.lockMs = config.http.requestTimeoutMs + config.http.streamMaxMs + config.settlement.confirmMs + LOCK_MARGIN_MS;
+    // The longest a draw can run before its record: its wait for the answer and the answer (a REST request, or an A2A serve), the record.
+    this.lockMs = Math.max(config.http.requestTimeoutMs + config.http.streamMaxMs, config.a2a.serveMs) + config.settlement.confirmMs + LOCK_MARGIN_MS;
   }
 
   async accept(payload: PaymentPayload, context: PaymentContext): Promise<ChannelDrawPayment> {
@@ -74,6 +74,8 @@ export class ChannelDraws extends PaymentScheme {
     if (!channel || channel.status !== 'open') throw channelErrors.notOpen();
     const message = voucherMessage({ channelId: voucher.channelIdBytes, cumulative: voucher.cumulative, expirySlot: voucher.expirySlot, nonce: voucher.nonce, requestDigest: voucher.requestDigest });
     if (!verifySignature(message, voucher.signature, channel.sessionKey)) throw channelErrors.badSignature('voucher');
+    // The surfaces without budgets refuse a budgeted agent as they refuse its `exact` payment (403 on the tools, -32007 on A2A).
+    if (context.budgetedPayers === 'refuse' && (await this.budgets.isBudgeted(channel.agentWallet))) throw paymentErrors.budgetedPayer(channel.agentWallet);
     const token = await channelLock(parts.locks, channel.id, this.lockMs);
     if (token === null) throw channelErrors.busy(channel.lastCumulative);
     try {
@@ -104,7 +106,7 @@ export class ChannelDraws extends PaymentScheme {
     if (voucher.cumulative > channel.deposited) throw channelErrors.overdraw(last, channel.deposited);
 
     const receiptId = randomUUID();
-    const refusal = await this.budgets.reserve(receiptId, channel.agentWallet, context.quote);
+    const refusal = context.budgetedPayers === 'refuse' ? null : await this.budgets.reserve(receiptId, channel.agentWallet, context.quote);
     if (refusal) throw refusal;
     const { network, asset, payTo } = this.challenges.terms;
     const receipt = pendingReceipt({

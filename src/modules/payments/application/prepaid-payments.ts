@@ -3,10 +3,11 @@ import { BackgroundTasks } from '../../../core/background-tasks';
 import { GatewayError } from '../../../errors/gateway-error';
 import { AppLogger } from '../../../logging/app-logger';
 import type { ChatCost } from '../../billing/domain/chat-cost';
-import { SpendRecorder } from '../../billing/application/spend-recorder';
+import { serviceAnswer, SpendRecorder } from '../../billing/application/spend-recorder';
 import { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
 import type { StageTiming } from '../../../core/stage-timing';
 import { paymentErrors } from '../domain/payment-errors';
+import type { SchemeName } from '../domain/schemes';
 import type { Settlement } from './settlement';
 import type { PaidPayment } from './paid-payment';
 import { PaymentAcceptance } from './payment-acceptance';
@@ -30,6 +31,8 @@ export interface PrepaidRequest {
   noteReceipt: (receiptPath: string) => void;
   /** The request body's size, counted in the client's unpaid budget by `PaymentAdmission.admit`. */
   bodyBytes: number;
+  /** What a channel voucher's `request_digest` binds: the raw body (REST) or the A2A task's digest input. */
+  body: Uint8Array;
 }
 
 /** A payment settled before serving, and what the route serves for it. */
@@ -38,13 +41,18 @@ export interface Prepaid {
   settlement: Settlement;
   /** The registry id of what was bought, for the spend log. */
   serviceId: string;
+  /** Aborts when the client left or the request timed out: a draw's answer then never reached it. */
+  signal: AbortSignal;
 }
 
 /**
- * The `exact` scheme where the payment settles on chain before the route serves (the paid tools
- * and the proxied services; spec 4.7): the same PaymentAcceptance use case as chat, with budgeted
- * payers refused (those surfaces carry no budgets) and the broadcast at once instead of at the
- * first content. So an upstream failure after this point is charged, with a spend row and a receipt.
+ * Payments settled before the route serves (the paid tools, the proxied services and A2A; spec
+ * 4.7, 4.8): the same PaymentAcceptance use case as chat, with budgeted payers refused (those
+ * surfaces carry no budgets). An `exact` transfer is broadcast at once and an escrow deposit has
+ * landed, so an upstream failure after this point is charged, with a spend row and a receipt. A
+ * channel voucher is the other way round (deliver, then record; docs/decisions.md, "Channels"):
+ * the route serves first and the draw is recorded only once its answer was given, so a failure
+ * draws nothing and the same voucher may be sent again.
  */
 @Injectable()
 export class PrepaidPayments {
@@ -70,7 +78,7 @@ export class PrepaidPayments {
    * error is `settlement_reverted`; one not confirmed in the window is served (the reconciler
    * finishes its receipt), as chat does: the payer never carries a slow chain's risk.
    */
-  async settle(header: string, attempt: CountedAttempt, request: PrepaidRequest, serviceId: string, schemes: 'exact' | 'exact-or-escrow' = 'exact'): Promise<Prepaid> {
+  async settle(header: string, attempt: CountedAttempt, request: PrepaidRequest, serviceId: string, schemes: readonly SchemeName[]): Promise<Prepaid> {
     try {
       return await this.settleOrRefuse(header, attempt, request, serviceId, schemes);
     } catch (err) {
@@ -79,12 +87,12 @@ export class PrepaidPayments {
     }
   }
 
-  private async settleOrRefuse(header: string, attempt: CountedAttempt, request: PrepaidRequest, serviceId: string, schemes: 'exact' | 'exact-or-escrow'): Promise<Prepaid> {
+  private async settleOrRefuse(header: string, attempt: CountedAttempt, request: PrepaidRequest, serviceId: string, schemes: readonly SchemeName[]): Promise<Prepaid> {
     const verifying = performance.now();
     let payment: PaidPayment;
     try {
       payment = await this.payments.accept(header, {
-        schemes: schemes === 'exact' ? ['exact'] : ['exact', 'escrow'],
+        schemes,
         exactSettlesAt: 'before_handler',
         path: request.path,
         quote: request.cost.total,
@@ -94,6 +102,7 @@ export class PrepaidPayments {
         model: request.model ?? null,
         budgetedPayers: 'refuse',
         durableNonces: 'refuse',
+        body: request.body,
       });
     } finally {
       request.timing.payment('verify', performance.now() - verifying);
@@ -104,6 +113,8 @@ export class PrepaidPayments {
       await payment.release();
       throw request.signal.reason;
     }
+    // A draw is owed only once its answer is given: the request timeout still ends it uncharged until then.
+    if (payment.settlesAt === 'after_delivery') return { payment, settlement: await payment.settled(), serviceId, signal: request.signal };
     const settling = performance.now();
     request.onBroadcast();
     // An exact payment settles before serving (spec 4.7); an escrow deposit already has, and its claim becomes owed once the route has an answer to deliver.
@@ -119,14 +130,31 @@ export class PrepaidPayments {
         payment.transactionSignature,
       );
     }
-    return { payment, settlement, serviceId };
+    return { payment, settlement, serviceId, signal: request.signal };
   }
 
-  /** After the route answered or failed: the spend row (charged either way) and, when it answered, the receipt's delivery. */
-  served(prepaid: Prepaid, requestId: string, delivered: boolean): void {
+  /**
+   * After the route answered or failed. A payment settled before serving is charged either way (its
+   * spend row), and its receipt records the delivery when the route answered. A draw is recorded
+   * only if the answer was given to a client still there; otherwise nothing is drawn.
+   */
+  async served(prepaid: Prepaid, requestId: string, delivered: boolean): Promise<void> {
     const { payment, serviceId } = prepaid;
+    if (payment.settlesAt === 'after_delivery') {
+      await this.recordDraw(prepaid, requestId, delivered && !prepaid.signal.aborted).catch((err: unknown) =>
+        this.logger.error({ err, request_id: requestId, receipt: payment.receiptId }, 'a draw could not be ended; its receipt stays pending'),
+      );
+      return;
+    }
     this.spend.service({ requestId, payer: payment.payer, serviceId, charged: payment.amountPaid });
     if (delivered) this.background.run('receipt delivery', () => payment.recordDelivery('complete'));
     else this.logger.info({ request_id: requestId, receipt: payment.receiptId }, 'paid request failed after its payment settled; charged, receipt kept');
+  }
+
+  private async recordDraw({ payment, serviceId }: Prepaid, requestId: string, delivered: boolean): Promise<void> {
+    if (!delivered) return payment.release();
+    await payment.broadcast(null);
+    await payment.recordDelivery('complete');
+    await payment.charge(null, serviceAnswer(requestId, serviceId));
   }
 }

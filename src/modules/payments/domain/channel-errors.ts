@@ -22,7 +22,12 @@ export const channelErrors = {
   openConflict: () => new GatewayError('payment.channel_open_conflict', 'this funding transaction already opened a channel with another body; repeat the open with the same body to read it'),
   busy: (last: bigint) =>
     drawRefusal('rate_limit.channel_busy', 'another draw (or the close) holds this channel; channels serve one request at a time: retry in a second', last, { 'retry-after': '1' }),
-  digestMismatch: (last: bigint) => drawRefusal('payment.channel_digest_mismatch', "the voucher's request_digest is not the SHA-256 of this request's body as sent", last),
+  digestMismatch: (last: bigint) =>
+    drawRefusal(
+      'payment.channel_digest_mismatch',
+      "the voucher's request_digest is not the SHA-256 this request binds: its body's bytes as sent, or on A2A `solvela-a2a-channel-digest-v1:` followed by the task id",
+      last,
+    ),
   expired: (last: bigint, minSlots: bigint) =>
     drawRefusal('payment.channel_expired', `the voucher's expiry_slot must be at least ${minSlots} slots ahead of the current slot (GET /v1/channel/config); sign a new voucher`, last),
   stale: (last: bigint) => drawRefusal('payment.channel_stale', `the voucher's cumulative is not above the channel's last_cumulative ${last}; sign last_cumulative plus the quote`, last),

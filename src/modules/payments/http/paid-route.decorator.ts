@@ -11,7 +11,7 @@ import { X402Interceptor } from './x402.interceptor';
  * adds the receipt and payment headers and records the charge whatever the handler does.
  */
 export function PaidRoute<T>(spec: PaidRouteSpec<T>): MethodDecorator {
-  return applyDecorators(SetMetadata(PAID_ROUTE, spec), UseGuards(X402Guard), UseInterceptors(X402Interceptor), ApiPaid('budget.payer_budgeted'));
+  return applyDecorators(SetMetadata(PAID_ROUTE, spec), UseGuards(X402Guard), UseInterceptors(X402Interceptor), ApiPaid('budget.payer_budgeted', 'rate_limit.channel_busy'));
 }
 
 function paidRequest(host: ExecutionContext): PaidRouteRequest {

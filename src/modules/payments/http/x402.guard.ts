@@ -8,13 +8,16 @@ import { PrepaidPayments } from '../application/prepaid-payments';
 import { PaidServices } from '../ports/paid-services';
 import { PAID_ROUTE, paidRequests, type PaidRouteSpec } from './paid-route';
 
+/** Spec 4.7: `exact` advertised, a channel voucher taken unadvertised, escrow neither. */
+const PAID_ROUTE_SCHEMES = ['exact', 'channel'] as const;
+
 /**
  * The paying half of @PaidRoute, in the spec's order (4.6, 4.7): the body is validated first (400,
  * never a 402, nothing charged); the client's paid window is counted before anything costlier (a
  * quote in its paid bucket, a payment as an attempt); then the offer (a tool turned off is 503,
  * the proxy's endpoint is checked); then a request without PAYMENT-SIGNATURE gets the 402 challenge
  * (body and header, as chat's), and one with it is verified and settled on chain before the
- * handler may run.
+ * handler may run (a channel voucher is checked and its draw recorded after the handler answered).
  */
 @Injectable()
 export class X402Guard implements CanActivate {
@@ -52,8 +55,9 @@ export class X402Guard implements CanActivate {
       onBroadcast: () => req.gw.suspendTimeout(),
       noteReceipt: (receiptPath: string) => req.gw.noteReceipt(receiptPath),
       bodyBytes,
+      body: req.rawBody ?? Buffer.alloc(0),
     };
-    paidRequests.set(req, { input, serving: offer.serving, prepaid: await this.prepaid.settle(payment, attempt, request, service.id) });
+    paidRequests.set(req, { input, serving: offer.serving, prepaid: await this.prepaid.settle(payment, attempt, request, service.id, PAID_ROUTE_SCHEMES) });
     return true;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { tap, type Observable } from 'rxjs';
+import { catchError, concatMap, type Observable } from 'rxjs';
 import { rateLimitHeaders } from '../../rate-limits/domain/rate-limit-headers';
 import { PrepaidPayments } from '../application/prepaid-payments';
 import { paidRequests } from './paid-route';
@@ -23,10 +23,15 @@ export class X402Interceptor implements NestInterceptor {
     for (const [name, value] of Object.entries(rateLimitHeaders(payment.rateLimit))) res.setHeader(name, value);
     if (payment.receiptPath) res.setHeader('X-Gw-Receipt', payment.receiptPath);
     if (settlement.paymentResponse) res.setHeader('PAYMENT-RESPONSE', settlement.paymentResponse);
+    // Awaited before the answer goes on, so a channel's next voucher finds this draw recorded.
     return next.handle().pipe(
-      tap({
-        next: () => this.prepaid.served(call.prepaid, req.gw.id, true),
-        error: () => this.prepaid.served(call.prepaid, req.gw.id, false),
+      concatMap(async (answer: unknown) => {
+        await this.prepaid.served(call.prepaid, req.gw.id, true);
+        return answer;
+      }),
+      catchError(async (err: unknown) => {
+        await this.prepaid.served(call.prepaid, req.gw.id, false);
+        throw err;
       }),
     );
   }

@@ -26,11 +26,11 @@ export class ServiceProxy {
       if (signal.aborted) throw signal.reason;
       if (!(err instanceof ServiceCallFailed)) throw err;
       this.logger.warn({ service: id, reason: err.reason, detail: err.message }, 'proxied service failed after payment');
-      throw new GatewayError('services.upstream_failed', `service ${id} did not answer (${err.reason}); the payment stands, see the receipt`);
+      throw new GatewayError('services.upstream_failed', `service ${id} did not answer (${err.reason}); the receipt says what was charged`);
     }
     if (reply.status >= 200 && reply.status < 300) return reply;
     this.logger.warn({ service: id, status: reply.status }, 'proxied service answered an error after payment');
     if (reply.status === 402) throw new GatewayError('services.upstream_payment_required', `service ${id} asked for payment; the gateway never pays an upstream`);
-    throw new GatewayError('services.upstream_failed', `service ${id} answered ${reply.status}; the payment stands, see the receipt`);
+    throw new GatewayError('services.upstream_failed', `service ${id} answered ${reply.status}; the receipt says what was charged`);
   }
 }
