@@ -26,6 +26,8 @@ export class X402Interceptor implements NestInterceptor {
     // Awaited before the answer goes on, so a channel's next voucher finds this draw recorded.
     return next.handle().pipe(
       concatMap(async (answer: unknown) => {
+        // A draw's record takes database round trips: a request timeout meanwhile would answer 408 for a draw recorded all the same.
+        req.gw.suspendTimeout();
         await this.prepaid.served(call.prepaid, req.gw.id, true);
         return answer;
       }),
