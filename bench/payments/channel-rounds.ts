@@ -1,3 +1,8 @@
+/**
+ * What `npm run bench:payments -- --channel` adds to payment-bench.ts: a channel drawn beside the
+ * `exact` and `escrow` rounds, and the network fees of each scheme read from the local chain's
+ * balances (docs/performance.md, "Channels: draw latency and network fees").
+ */
 import { Keypair, LAMPORTS_PER_SOL, type PublicKey } from '@solana/web3.js';
 import bs58 from 'bs58';
 import { ChannelSigner, closeChannel, wrapFetchWithChannel, type Fetch } from '../../libs/channel-client';
@@ -10,8 +15,9 @@ import { CHAT_PATH, chatBody, postChat, specPaymentHeader, type PaidWorld } from
 
 /**
  * The gateway keeps its Redis keys under a fixed `gw:` prefix, so the bench keeps to a database of
- * its own on whatever Redis it is given (the shared one at 127.0.0.1:6379 serves the test suites on
- * database 0); a URL that names a database is taken as it is.
+ * its own on whatever Redis it is given: on the shared one at 127.0.0.1:6379 the test suites empty
+ * database 0 and `npm run bench` database 14 (docs/performance.md). A URL that names a database is
+ * taken as it is.
  */
 const BENCH_REDIS_DB = '11';
 const USDC_PER_SOL = 150;
@@ -190,6 +196,7 @@ export function channelDeposit(amount: bigint, draws: number): bigint {
   return needed > CHANNEL_MIN_DEPOSIT ? needed : CHANNEL_MIN_DEPOSIT;
 }
 
+/** The rows per 1,000 requests: exact and escrow scaled from their requests, the channel's one open and close as they are. */
 export function printNetworkFees(rows: FeeRow[]): void {
   const usdc = (lamports: bigint) => ((Number(lamports) / LAMPORTS_PER_SOL) * USDC_PER_SOL).toFixed(4);
   console.table(
