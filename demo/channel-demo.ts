@@ -8,10 +8,9 @@
  */
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import bs58 from 'bs58';
-import { Redis } from 'ioredis';
 import { ChannelSigner, closeChannel, wrapFetchWithChannel } from '../libs/channel-client';
 import { formatUsdc } from '../src/modules/billing/domain/atomic-usdc';
-import { paymentInstructions, paymentTransaction, toBase64, transferChecked } from '../test/support/payment-transactions';
+import { channelFundingTx, openChannel, redisAnswers, shownRedisUrl, untilChannelClosed } from '../test/support/channel-payments';
 import { startDemoWorld } from './demo-world';
 
 const DEPOSIT = 1_000_000n;
@@ -19,7 +18,7 @@ const REQUESTS = 20;
 
 export async function channelDemo(line: (title: string, text: string) => void): Promise<void> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  if (!(await answers(redisUrl))) throw new DemoRefusal(`channels need Redis, and none answers at ${redisUrl.replace(/\/\/[^@]*@/, '//')}: start one, or set REDIS_URL`);
+  if (!(await redisAnswers(redisUrl))) throw new DemoRefusal(`channels need Redis, and none answers at ${shownRedisUrl(redisUrl)}: start one, or set REDIS_URL`);
   const [custody, agent] = [Keypair.generate(), Keypair.generate()];
   const { localnet, fake, mint, recipient, gateway, close } = await startDemoWorld({
     env: () => ({ REDIS_URL: redisUrl, GW_CHANNEL_CUSTODY_KEY: bs58.encode(custody.secretKey), GW_CHANNEL_WORK_INTERVAL_MS: '100', GW_RATE_LIMIT_MAX: '1000' }),
@@ -35,15 +34,7 @@ export async function channelDemo(line: (title: string, text: string) => void): 
     line('Balances before', balances());
     const landedBefore = localnet.sentTransactions().length;
 
-    const parties = { mint, payTo: custody.publicKey, payer: agent, gatewayFeePayer: agent, recentBlockhash: localnet.latestBlockhash().blockhash };
-    const funding = toBase64(paymentTransaction(parties, { instructions: paymentInstructions(transferChecked(parties, { amount: DEPOSIT })) }));
-    const opened = await fetch(`${gateway.url}/v1/channel/open`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ agent_wallet: agent.publicKey.toBase58(), funding_tx: funding }),
-    });
-    const channel = (await opened.json()) as { channel_id: string; deposited: string; status: string };
-    if (opened.status !== 201) throw new Error(`the open was refused (${opened.status}): ${JSON.stringify(channel)}`);
+    const channel = await openChannel(gateway.url, agent, channelFundingTx(localnet, mint, custody.publicKey, agent, DEPOSIT));
     line(
       '1. The open (POST /v1/channel/open, HTTP 201)',
       `channel ${channel.channel_id}, ${formatUsdc(BigInt(channel.deposited))} USDC deposited with custody ${custody.publicKey.toBase58()}, ${channel.status}`,
@@ -62,12 +53,8 @@ export async function channelDemo(line: (title: string, text: string) => void): 
     }
     line(`2. ${REQUESTS} paid requests (chat and Messages, one voucher each)`, `drawn ${formatUsdc(paying.lastCumulative() ?? 0n)} USDC off chain; balances now ${balances()}`);
 
-    const closing = await closeChannel(fetch, gateway.url, channel.channel_id, signer);
-    let final = closing as { status: string; refund: string; payout: string; close_signature?: string | null };
-    for (let tries = 0; tries < 100 && final.status !== 'closed'; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      final = (await (await fetch(`${gateway.url}/v1/channel/${channel.channel_id}`)).json()) as typeof final;
-    }
+    await closeChannel(fetch, gateway.url, channel.channel_id, signer);
+    const final = await untilChannelClosed(gateway.url, channel.channel_id);
     line(
       '3. The close (POST /v1/channel/close, then the settlement)',
       `${final.status}: refund ${formatUsdc(BigInt(final.refund))} USDC to the agent, ${formatUsdc(BigInt(final.payout))} USDC to the recipient, transaction ${final.close_signature}`,
@@ -81,16 +68,3 @@ export async function channelDemo(line: (title: string, text: string) => void): 
 
 /** The demo cannot run here: said in one line, exit code 1. */
 export class DemoRefusal extends Error {}
-
-async function answers(url: string): Promise<boolean> {
-  const redis = new Redis(url, { lazyConnect: true, connectTimeout: 2_000, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    return (await redis.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}

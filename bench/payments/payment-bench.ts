@@ -9,8 +9,14 @@
  * against it (one transaction with a row lock) and converts the reservation at settlement. With
  * `--escrow` each round also sends an escrow-paid JSON request (the deposit verified, simulated,
  * sent and confirmed before the provider; the claim afterwards, off the request's path). With
- * `--a2a` each round also quotes and pays an A2A task (JSON-RPC; settled before serving).
- *   npm run bench:payments [-- --quick] [-- --budget] [-- --escrow] [-- --a2a]
+ * `--a2a` each round also quotes and pays an A2A task (JSON-RPC; settled before serving). With
+ * `--channel` (escrow rounds included, so the three schemes stand side by side) an agent opens a
+ * payment channel and each round also draws a chat answer from it with a voucher (libs/channel-client);
+ * then each scheme pays its own run of requests alone, and the lamports the gateway's wallets and
+ * the client lost are read from the chain: network fees per 1,000 requests, a channel's open and
+ * close counted once per 1,000 (docs/performance.md). Channels need Redis: REDIS_URL, else
+ * 127.0.0.1:6379, on a database of the bench's own.
+ *   npm run bench:payments [-- --quick] [-- --budget] [-- --escrow] [-- --a2a] [-- --channel]
  */
 import { Keypair, LAMPORTS_PER_SOL } from '@solana/web3.js';
 import { decodePaymentSignature } from '../../libs/x402';
@@ -21,23 +27,31 @@ import { chatBody, PAID_MODEL, postChat, quote, specPaymentHeader, startPaidGate
 import { microBench, printMicroTable } from '../harness/micro-bench';
 import { percentiles } from '../harness/percentiles';
 import { startRpcFaultProxy } from '../../test/support/rpc-fault-proxy';
-import { escrowPaymentHeader } from '../../test/support/escrow-payments';
+import { escrowConfig } from '../../test/support/escrow-payments';
+import { BenchChannel, benchRedisUrl, channelCustody, channelDeposit, escrowDeposit, escrowPaidChat, measureNetworkFees, newClient, printNetworkFees, untilClaimed } from './channel-rounds';
 
 const quick = process.argv.includes('--quick');
 const budgeted = process.argv.includes('--budget');
-const escrowed = process.argv.includes('--escrow');
+const channeled = process.argv.includes('--channel');
+const escrowed = process.argv.includes('--escrow') || channeled;
 const overA2A = process.argv.includes('--a2a');
 const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 const PAID_REQUESTS = quick ? 50 : 300;
+/** Requests each scheme pays alone for the network fees (`--channel`). */
+const FEE_REQUESTS = quick ? 20 : 100;
 
 const RPC_METHODS = ['isBlockhashValid', 'simulateTransaction', 'getAccountInfo', 'sendTransaction', 'getSignatureStatuses', 'getLatestBlockhash', 'getEpochInfo', 'getBlockHeight', 'getSlot'];
 
 async function main(): Promise<void> {
+  const redisUrl = channeled ? await benchRedisUrl() : null;
+  if (channeled && redisUrl === null) process.exit(1);
   const world = await startPaidWorld({ escrow: escrowed });
   // Each deposit's rent (escrow and vault accounts) is out until its claim closes them.
   if (escrowed) world.localnet.airdrop(world.payer.publicKey, 5 * LAMPORTS_PER_SOL);
+  const channels = redisUrl === null ? null : channelCustody(world, redisUrl);
   const rpc = await startRpcFaultProxy(world.localnet.url);
   const gateway = await startPaidGateway(world, {
+    ...channels?.env,
     GW_LOG_LEVEL: 'silent',
     GW_STORAGE: undefined,
     GW_DATA_DIR: `${require('node:os').tmpdir()}/gw-bench-${process.pid}`,
@@ -75,8 +89,11 @@ async function main(): Promise<void> {
     const payments = Array.from({ length: PAID_REQUESTS }, () => specPaymentHeader(world, header));
     const streamBody = chatBody({ stream: true });
     const streamPayments = Array.from({ length: PAID_REQUESTS }, () => specPaymentHeader(world, header));
-    const deposits = escrowed ? await Promise.all(Array.from({ length: PAID_REQUESTS }, async () => (await escrowPaymentHeader(world, gateway, { amount })).header)) : [];
+    const depositConfig = escrowed ? await escrowConfig(gateway) : null;
+    const deposits = depositConfig ? await Promise.all(Array.from({ length: PAID_REQUESTS }, () => escrowDeposit(world, gateway, world.payer, amount, depositConfig))) : [];
     const escrowPaid = new Float64Array(escrowed ? PAID_REQUESTS : 0);
+    const channel = channels && (await BenchChannel.open(world, gateway, channels.custody.publicKey, newClient(world, channelDeposit(amount, PAID_REQUESTS)), channelDeposit(amount, PAID_REQUESTS)));
+    const drawn = new Float64Array(channel ? PAID_REQUESTS : 0);
     // A2A payments name the resource /a2a and pay the same quote: pre-signed like the others.
     const a2aPayments = overA2A ? Array.from({ length: PAID_REQUESTS }, () => JSON.parse(Buffer.from(specPaymentHeader(world, header, { resourceUrl: '/a2a' }), 'base64').toString()) as unknown) : [];
     const a2aQuotes = new Float64Array(overA2A ? PAID_REQUESTS : 0);
@@ -115,11 +132,10 @@ async function main(): Promise<void> {
         if (paidTask.status.state !== 'completed') throw new Error(`A2A task ${i} ended ${paidTask.status.state}`);
         a2aPaid[i] = performance.now() - start;
       }
+      if (channel) drawn[i] = await channel.draw();
       if (!escrowed) continue;
       start = performance.now();
-      const deposited = await postChat(gateway, chatBody(), { 'payment-signature': deposits[i] });
-      await deposited.arrayBuffer();
-      if (deposited.status !== 200) throw new Error(`escrow-paid request ${i} answered ${deposited.status}`);
+      await escrowPaidChat(gateway, deposits[i].header);
       escrowPaid[i] = performance.now() - start;
     }
     const row = (name: string, samples: Float64Array) => {
@@ -129,17 +145,33 @@ async function main(): Promise<void> {
     console.log('end to end on the local chain (sequential; gateway, chain and fake provider in this process):');
     console.table([
       row('402 quote', quotes),
-      row('paid, JSON, answer and confirmation', paid),
-      row('paid, stream, to its first content event', firstContent),
-      row('paid, stream, to [DONE]', streamed),
+      row('exact-paid, JSON, answer and confirmation', paid),
+      row('exact-paid, stream, to its first content event', firstContent),
+      row('exact-paid, stream, to [DONE]', streamed),
       ...(escrowed ? [row('escrow-paid, JSON (deposit confirmed before serving)', escrowPaid)] : []),
+      ...(channel ? [row('channel-paid, JSON (a voucher drawn; nothing on chain)', drawn)] : []),
       ...(overA2A ? [row('A2A message/send, quote', a2aQuotes), row('A2A message/send, paid (settled before serving), completed', a2aPaid)] : []),
     ]);
-    const paidRequests = (2 + (escrowed ? 1 : 0) + (overA2A ? 1 : 0)) * PAID_REQUESTS;
+    const paidRequests = (2 + (escrowed ? 1 : 0) + (channel ? 1 : 0) + (overA2A ? 1 : 0)) * PAID_REQUESTS;
     console.log(
       `JSON-RPC calls per paid request (${paidRequests} paid requests; getLatestBlockhash and getEpochInfo are the tracker's timer; getBlockHeight is acceptance's, at most one read per 100 ms, beside the simulation):`,
     );
     console.table(RPC_METHODS.map((method) => ({ method, 'calls per paid request': ((rpc.calls(method) - (callsBefore.get(method) ?? 0)) / paidRequests).toFixed(2) })));
+    if (channel && channels) {
+      if (channel.retriedDraws > 0) console.log(`${channel.retriedDraws} draws took a second voucher (a busy channel or a resync): their wait is in their time`);
+      // The fee runs read balances, so the latency rounds' claims and close must have landed first.
+      await Promise.all([
+        untilClaimed(
+          world,
+          deposits.map((deposit) => deposit.escrow),
+        ),
+        channel.close(),
+      ]);
+      console.log(
+        `network fees per 1,000 requests, counted on the local chain (each scheme pays ${FEE_REQUESTS} chat requests alone; lamports its client and the gateway's fee payer, custody and escrow provider lost; a channel's open and close once per 1,000 requests, here over ${FEE_REQUESTS} draws; ~USDC at 150 USDC/SOL):`,
+      );
+      printNetworkFees(await measureNetworkFees(world, gateway, channels.custody, header, FEE_REQUESTS));
+    }
   } finally {
     await gateway.close();
     await rpc.close();

@@ -36,13 +36,15 @@ export interface DepositOptions {
   /** The `accepted.pay_to` sent (default: the provider the gateway advertises). */
   payTo?: string;
   resourceUrl?: string;
+  /** The gateway's escrow config, read once by a caller that signs many deposits (the route is rate limited); default: read now. */
+  config?: EscrowConfigView;
 }
 
 /** A spec-form escrow PAYMENT-SIGNATURE (spec 2.5): a signed deposit transaction, its service id and the agent. */
 export async function escrowPaymentHeader(world: PaidWorld, gateway: RunningGateway, options: DepositOptions): Promise<{ header: string; serviceId: Uint8Array; expirySlot: bigint }> {
   const escrow = world.escrow;
   if (!escrow) throw new Error('startPaidWorld({ escrow: true }) first');
-  const config = await escrowConfig(gateway);
+  const config = options.config ?? (await escrowConfig(gateway));
   const agent = options.agent ?? world.payer;
   const serviceId = options.serviceId ?? new Uint8Array(randomBytes(32));
   const expirySlot = options.expirySlot ?? BigInt(config.expiry.min_slot + 100);
