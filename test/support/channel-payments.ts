@@ -1,6 +1,8 @@
-import type { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair, type PublicKey } from '@solana/web3.js';
+import bs58 from 'bs58';
 import { Redis } from 'ioredis';
 import type { Localnet } from '../../libs/solana-localnet';
+import type { PaidWorld } from './paid-gateway';
 import { paymentInstructions, paymentTransaction, toBase64, transferChecked } from './payment-transactions';
 
 /** Whether Redis answers PING at `url` within 2 s: channels need it, and the tools that open one say so in a line rather than fail at the first draw. */
@@ -51,13 +53,36 @@ export async function openChannel(gatewayUrl: string, agent: Keypair, fundingTx:
   return channel;
 }
 
-/** The channel once its close has settled: the close job runs in the background, on the gateway's work interval. */
-export async function untilChannelClosed(gatewayUrl: string, channelId: string, timeoutMs = 15_000): Promise<ChannelView> {
+/** `GET /v1/channel/{id}`. */
+export async function readChannel(gatewayUrl: string, channelId: string): Promise<ChannelView> {
+  return (await (await fetch(`${gatewayUrl}/v1/channel/${channelId}`)).json()) as ChannelView;
+}
+
+/** Polls the channel until `done` holds of it (a draw recorded, the close settled), or throws after `timeoutMs`. */
+export async function channelWhen(gatewayUrl: string, channelId: string, done: (view: ChannelView) => boolean, timeoutMs = 15_000): Promise<ChannelView> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const view = (await (await fetch(`${gatewayUrl}/v1/channel/${channelId}`)).json()) as ChannelView;
-    if (view.status === 'closed') return view;
-    if (Date.now() > deadline) throw new Error(`channel ${channelId} did not close within ${timeoutMs} ms (${view.status})`);
+    const view = await readChannel(gatewayUrl, channelId);
+    if (done(view)) return view;
+    if (Date.now() > deadline) throw new Error(`channel ${channelId} did not reach the state waited for within ${timeoutMs} ms: ${JSON.stringify(view)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The channel once its close has settled: the close job runs in the background, on the gateway's work interval. */
+export function untilChannelClosed(gatewayUrl: string, channelId: string, timeoutMs = 15_000): Promise<ChannelView> {
+  return channelWhen(gatewayUrl, channelId, (view) => view.status === 'closed', timeoutMs);
+}
+
+/** The gateway's channel settings in the suites: custody's key, a small minimum deposit, a fast close worker. */
+export function channelEnv(custody: Keypair, redisUrl: string): Record<string, string> {
+  return { REDIS_URL: redisUrl, GW_CHANNEL_CUSTODY_KEY: bs58.encode(custody.secretKey), GW_CHANNEL_MIN_DEPOSIT_ATOMIC: '1000', GW_CHANNEL_WORK_INTERVAL_MS: '100' };
+}
+
+/** An agent with SOL for its fees and 10 USDC to fund channels. */
+export function channelAgent(world: PaidWorld): Keypair {
+  const agent = Keypair.generate();
+  world.localnet.airdrop(agent.publicKey, 1_000_000_000);
+  world.localnet.fundUsdc(agent.publicKey, 10_000_000n);
+  return agent;
 }

@@ -16,7 +16,7 @@ import {
   type ChannelQuote,
 } from '../../../libs/channel-client';
 import type { RunningGateway } from '../../../src/gateway';
-import { channelAgent, channelEnv, fundingTransfer, openChannel, readChannel } from '../../support/channel-world';
+import { channelAgent, channelEnv, channelFundingTx, openChannel, readChannel } from '../../support/channel-payments';
 import { PAID_MODEL, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { SEARCH_PATH, SEARCH_PRICE } from '../../support/paid-tools';
 import { startPrivateRedis, type PrivateRedis } from '../../support/private-redis';
@@ -55,13 +55,11 @@ describeWithServices('channel draws on the tools under attack (local chain, Post
 
   const opened = async (): Promise<{ id: string; signer: ChannelSigner; paying: ChannelFetch }> => {
     const agent = channelAgent(world);
-    const open = await openChannel(gateway, { agent_wallet: agent.publicKey.toBase58(), funding_tx: fundingTransfer(world, agent, DEPOSIT, custody.publicKey) });
-    expect(open.status).toBe(201);
-    const id = open.body.channel_id;
+    const id = (await openChannel(gateway.url, agent, channelFundingTx(world.localnet, world.mint, custody.publicKey, agent, DEPOSIT))).channel_id;
     const signer = new ChannelSigner(agent.secretKey);
     return { id, signer, paying: wrapFetchWithChannel(fetch, { channelId: id, signer, gateway: gateway.url }) };
   };
-  const lastCumulative = async (id: string): Promise<bigint> => BigInt((await readChannel(gateway, id)).last_cumulative);
+  const lastCumulative = async (id: string): Promise<bigint> => BigInt((await readChannel(gateway.url, id)).last_cumulative);
   /** A voucher drawing `cumulative` from channel `id`, bound to `digestInput`. */
   const voucher = (id: string, signer: ChannelSigner, cumulative: bigint, digestInput: Uint8Array) => {
     const fields = { channelId: channelIdBytes(id), cumulative, expirySlot: BigInt(world.localnet.slot) + 1_500n, nonce: 1n, requestDigest: createHash('sha256').update(digestInput).digest() };
@@ -106,7 +104,7 @@ describeWithServices('channel draws on the tools under attack (local chain, Post
       await release;
       // Wait for the record the row lock held back, whatever the client was told.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      const drawn = BigInt((await readChannel(gateway, id)).last_cumulative);
+      const drawn = BigInt((await readChannel(gateway.url, id)).last_cumulative);
       // Charged exactly when answered: a 408 with a draw recorded is an answer paid for and never given.
       expect({ status, drawn }).toEqual({ status: 200, drawn: SEARCH_PRICE });
     } finally {

@@ -18,7 +18,7 @@ import {
 import type { PaymentRequiredBody } from '../../../libs/x402';
 import type { RunningGateway } from '../../../src/gateway';
 import { a2aPaymentPayload } from '../../support/a2a-client';
-import { channelAgent, channelEnv, channelWhen, fundingTransfer, openChannel, readChannel } from '../../support/channel-world';
+import { channelAgent, channelEnv, channelFundingTx, channelWhen, openChannel, readChannel } from '../../support/channel-payments';
 import { TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
 import { startHttpsService, type HttpsService, type SeenRequest } from '../../support/https-service';
 import { chatBody, PAID_MODEL, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
@@ -97,15 +97,13 @@ describeWithServices('channel draws on the tools, the paid proxy and A2A (local 
   const opened = async (deposit = DEPOSIT): Promise<{ agent: Keypair; signer: ChannelSigner; id: string; paying: ChannelFetch }> => {
     const agent = channelAgent(world);
     const signer = new ChannelSigner(agent.secretKey);
-    const open = await openChannel(gateway, { agent_wallet: agent.publicKey.toBase58(), funding_tx: fundingTransfer(world, agent, deposit, custody.publicKey) });
-    expect(open.status).toBe(201);
-    const id = open.body.channel_id;
+    const id = (await openChannel(gateway.url, agent, channelFundingTx(world.localnet, world.mint, custody.publicKey, agent, deposit))).channel_id;
     return { agent, signer, id, paying: wrapFetchWithChannel(fetch, { channelId: id, signer, gateway: gateway.url }) };
   };
   const payWith = (paying: ChannelFetch, path: string, body: unknown): Promise<Response> =>
     paying(`${gateway.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const receiptOf = async (res: Response): Promise<Record<string, unknown>> => (await (await fetch(`${gateway.url}${res.headers.get('x-gw-receipt')}`)).json()) as Record<string, unknown>;
-  const drawn = (id: string, cumulative: bigint) => channelWhen(gateway, id, (view) => view.last_cumulative === cumulative.toString());
+  const drawn = (id: string, cumulative: bigint) => channelWhen(gateway.url, id, (view) => view.last_cumulative === cumulative.toString());
   const recipient = (): bigint => world.localnet.usdcBalance(world.recipient.publicKey);
 
   const message = (text: string, metadata: Record<string, unknown>, taskId?: string): Message => ({
@@ -150,7 +148,7 @@ describeWithServices('channel draws on the tools, the paid proxy and A2A (local 
       expect(search.status).toBe(200);
       expect(search.headers.get('payment-response')).toBeNull();
       // Recorded before the answer went out: the channel already says so.
-      expect((await readChannel(gateway, id)).last_cumulative).toBe(SEARCH_PRICE.toString());
+      expect((await readChannel(gateway.url, id)).last_cumulative).toBe(SEARCH_PRICE.toString());
       expect(await receiptOf(search)).toMatchObject({ status: 'settled', scheme: 'channel', amount_charged_atomic: SEARCH_PRICE.toString(), endpoint: SEARCH_PATH });
 
       const price = await payWith(paying, PRICE_PATH, { mints: [Keypair.generate().publicKey.toBase58()] });
@@ -173,7 +171,7 @@ describeWithServices('channel draws on the tools, the paid proxy and A2A (local 
       const proxyFailed = await payWith(paying, PROXY_PATH, { id: 1 });
       expect(proxyFailed.status).toBe(502);
       expect(((await proxyFailed.json()) as { error: { code: string } }).error.code).toBe('services.upstream_failed');
-      expect((await readChannel(gateway, id)).last_cumulative).toBe(total.toString());
+      expect((await readChannel(gateway.url, id)).last_cumulative).toBe(total.toString());
 
       // The next draw follows on from the last recorded one.
       serviceFails = false;
@@ -196,7 +194,7 @@ describeWithServices('channel draws on the tools, the paid proxy and A2A (local 
       const refused = await payWith(paying, SEARCH_PATH, { query: 'budgeted' });
       expect(refused.status).toBe(403);
       expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('budget.payer_budgeted');
-      expect((await readChannel(gateway, id)).last_cumulative).toBe('0');
+      expect((await readChannel(gateway.url, id)).last_cumulative).toBe('0');
       // A2A refuses it too, as -32007 (spec 4.8).
       const task = await quoteTask();
       const error = await rpcError(paying.payTask(task, submit(task)));
@@ -230,7 +228,7 @@ describeWithServices('channel draws on the tools, the paid proxy and A2A (local 
       const { id, signer } = await opened();
       for (const fault of [{ kind: 'status', status: 400, message: 'refused upstream' }, { kind: 'hang' }] as const) {
         const task = await quoteTask();
-        const voucher = handVoucher(task, id, signer, BigInt((await readChannel(gateway, id)).last_cumulative) + quoteOf(task));
+        const voucher = handVoucher(task, id, signer, BigInt((await readChannel(gateway.url, id)).last_cumulative) + quoteOf(task));
         world.upstreams.openai.script(fault);
         const error = await rpcError(submit(task)(voucher));
         expect(error.code).toBe(-32008);
@@ -272,7 +270,7 @@ describeWithServices('channel draws on the tools, the paid proxy and A2A (local 
       const done = await submit(task)(a2aPaymentPayload(world, required));
       expect(done.status.state).toBe('completed');
       expect(recipient() - before).toBe(quoteOf(task));
-      expect((await readChannel(gateway, id)).last_cumulative).toBe('0');
+      expect((await readChannel(gateway.url, id)).last_cumulative).toBe('0');
     });
 
     it('a delivered task whose draw lost its race with a close completes without payment status; nothing drawn', async () => {
@@ -292,7 +290,7 @@ describeWithServices('channel draws on the tools, the paid proxy and A2A (local 
       expect(done.status.message?.metadata).toBeUndefined();
       expect((await a2a.getTask({ id: task.id })).status.message?.metadata).toBeUndefined();
       expect(paying.lastCumulative()).toBe(0n);
-      const closed = await channelWhen(gateway, id, (view) => view.status === 'closed');
+      const closed = await channelWhen(gateway.url, id, (view) => view.status === 'closed');
       expect(closed.last_cumulative).toBe('0');
       const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: ADMIN })).text();
       expect(metrics).toMatch(/gw_channel_draws_total\{surface="\/a2a",outcome="race"\} 1/);
@@ -323,7 +321,7 @@ describeWithServices('channel draws on the tools, the paid proxy and A2A (local 
 
     const closing = await closeChannel(fetch, gateway.url, id, signer);
     expect(closing).toMatchObject({ status: 'closing', refund: (DEPOSIT - total).toString(), payout: total.toString() });
-    await channelWhen(gateway, id, (view) => view.status === 'closed');
+    await channelWhen(gateway.url, id, (view) => view.status === 'closed');
     expect(world.localnet.usdcBalance(agent.publicKey)).toBe(agentBefore + DEPOSIT - total);
     expect(recipient()).toBe(recipientBefore + total);
     // Custody still holds the other tests' channels: this one's deposit, and only it, left.
