@@ -96,7 +96,10 @@ export const ERROR_CODES = {
   'payment.channel_not_found': { type: 'not_found', meaning: 'no channel has this id' },
   'payment.channel_not_open': { type: 'not_found', meaning: 'the voucher names a channel that does not exist or is not open' },
   'payment.channel_bad_signature': { type: 'unauthorized', meaning: "the voucher's or the close's signature does not verify against the channel's session key" },
-  'payment.channel_digest_mismatch': { type: 'invalid_payment', meaning: "the voucher's request_digest is not the SHA-256 of the request body as sent (on A2A: of `solvela-a2a-channel-digest-v1:` and the task id)" },
+  'payment.channel_digest_mismatch': {
+    type: 'invalid_payment',
+    meaning: "the voucher's request_digest is not the SHA-256 of the request body as sent (on A2A: of `solvela-a2a-channel-digest-v1:` and the task id)",
+  },
   'payment.channel_expired': { type: 'invalid_payment', meaning: "the voucher's expiry_slot is less than GW_CHANNEL_MIN_EXPIRY_SLOTS ahead of the current slot" },
   'payment.channel_stale': { type: 'invalid_payment', meaning: "the voucher's cumulative is not above the channel's last_cumulative (sent with it)" },
   'payment.channel_wrong_delta': { type: 'invalid_payment', meaning: "the voucher's cumulative is not last_cumulative plus the quote exactly" },
