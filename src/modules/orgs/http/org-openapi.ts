@@ -40,10 +40,7 @@ export const ORGS = listOf(ORG);
 export const MEMBERS = listOf(MEMBER);
 /** Who the credential of a request is: the admin token, or an org key with its org and role. */
 export const CALLER: JsonSchema = {
-  oneOf: [
-    object({ kind: { type: 'string', const: 'admin' } }),
-    object({ kind: { type: 'string', const: 'org_key' }, org_id: STRING, key_id: STRING, role: ROLE }),
-  ],
+  oneOf: [object({ kind: { type: 'string', const: 'admin' } }), object({ kind: { type: 'string', const: 'org_key' }, org_id: STRING, key_id: STRING, role: ROLE })],
 };
 export const TEAMS = listOf(TEAM);
 export const TEAM_WALLETS = listOf(TEAM_WALLET);
