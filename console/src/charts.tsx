@@ -1,7 +1,9 @@
 /** Spend against a limit as an SVG bar (drawn here: no chart library), with its numbers as text beside it. */
 export function SpendBar({ window, spend, limit }: { window: string; spend: string; limit: number | null }) {
   const spent = Number(spend);
-  const share = limit === null || limit === 0 ? (limit === 0 && spent > 0 ? 1 : 0) : Math.min(spent / limit, 1);
+  const exact = limit === null ? 0 : limit === 0 ? (spent > 0 ? 1 : 0) : Math.min(spent / limit, 1);
+  // Any spend shows: a hundredth of a cent against a limit of dollars would otherwise draw nothing.
+  const share = spent > 0 ? Math.max(exact, 0.01) : exact;
   const text = limit === null ? `${spend} USDC spent this ${window}, uncapped` : `${spend} of ${limit} USDC spent this ${window}`;
   return (
     <div class="bar">

@@ -5,7 +5,7 @@ import { DayChart } from '../charts';
 import { useSession } from '../context';
 import { check, ErrorNote, Field, Form, Section, Table, useLoad } from '../ui';
 import { daysProblem, walletProblem } from '../validate';
-import type { List, Team, TeamWallet, WalletStats } from '../wire';
+import type { List, Team, TeamWallet, Usage, WalletStats } from '../wire';
 
 /** A wallet's charged requests (GET /v1/wallets/{wallet}/stats): spend and requests per day, and by model. */
 export function UsageView({ orgId }: { orgId: string | null }) {
@@ -55,21 +55,29 @@ export function UsageView({ orgId }: { orgId: string | null }) {
   );
 }
 
+/** The last `days` UTC dates, today last: the days the stats cover, those without requests included. */
+function lastDays(days: number): string[] {
+  const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
+  return Array.from({ length: days }, (_, index) => new Date(today - (days - 1 - index) * 86_400_000).toISOString().slice(0, 10));
+}
+
 function Stats({ wallet, days }: { wallet: string; days: number }) {
   const { api } = useSession();
   const stats = useLoad(() => api<WalletStats>('GET', `/v1/wallets/${seg(wallet)}/stats?days=${days}`), [wallet, days]);
   const s = stats.data;
+  const byDate = new Map((s?.by_day ?? []).map((day) => [day.date, day]));
+  const perDay = (value: (day: Usage) => number) => lastDays(days).map((date) => ({ date, value: byDate.has(date) ? value(byDate.get(date)!) : 0 }));
   return (
     <Section title={`Usage of ${wallet}, last ${days} days`}>
       <ErrorNote error={stats.error} />
       {s && (
         <>
           <p class="totals" data-testid="usage-totals">
-            {s.requests} requests, {s.spend} USDC, {s.tokens} tokens
+            {s.requests} {s.requests === 1 ? 'request' : 'requests'}, {s.spend} USDC, {s.tokens} tokens
           </p>
           <div class="charts">
-            <DayChart title="Spend per day (USDC)" unit="USDC" days={s.by_day.map((day) => ({ date: day.date, value: Number(day.spend) }))} />
-            <DayChart title="Requests per day" unit="requests" days={s.by_day.map((day) => ({ date: day.date, value: day.requests }))} />
+            <DayChart title="Spend per day (USDC)" unit="USDC" days={perDay((day) => Number(day.spend))} />
+            <DayChart title="Requests per day" unit="requests" days={perDay((day) => day.requests)} />
           </div>
           <Table caption="By day" head={['Day', 'Requests', 'Spend (USDC)', 'Tokens']} rows={s.by_day.map((day) => [day.date, day.requests, day.spend, day.tokens])} />
           <Table caption="By model" head={['Model', 'Requests', 'Spend (USDC)', 'Tokens']} rows={s.by_model.map((model) => [model.model, model.requests, model.spend, model.tokens])} />
