@@ -1,6 +1,5 @@
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { extname, join } from 'node:path';
 import { GatewayError } from '../../../errors/gateway-error';
 
 /** The files of the built console (console/build.mjs writes them) and the type each is served as. */
@@ -26,9 +25,12 @@ export class ConsoleBundle {
   }
 }
 
-/** `dist/console` of the checkout this file runs from, whether from src (tests) or dist/src (npm start). */
-export function builtConsoleDir(from = __dirname): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
-  return join(dir, 'dist', 'console');
+/**
+ * `dist/console` of the checkout this file runs from: compiled, this file is at
+ * `dist/src/modules/console/http` (the build mirrors the sources under dist, as the Docker image
+ * keeps it); under the tests it is the source itself, at `src/modules/console/http`.
+ */
+export function builtConsoleDir(): string {
+  const top = join(__dirname, '..', '..', '..', '..');
+  return extname(__filename) === '.js' ? join(top, 'console') : join(top, 'dist', 'console');
 }
