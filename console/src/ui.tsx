@@ -3,7 +3,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError } from './api';
 
 /** A form's own check refusing its input, before anything is sent. */
-export class InputProblem extends Error {}
+class InputProblem extends Error {}
 
 /** Throws InputProblem when a validator found a problem. */
 export function check(problem: string | null): void {

@@ -6,8 +6,8 @@ import { tempDir } from './gateway-harness';
 import { CHROMIUM_PATH } from './services';
 
 /** Where the console's screenshots go: a CI artefact, ignored by git. */
-export const SCREENSHOTS = join(__dirname, '..', 'artifacts', 'console');
-export const WIDTHS = [1440, 360] as const;
+const SCREENSHOTS = join(__dirname, '..', 'artifacts', 'console');
+const WIDTHS = [1440, 360] as const;
 
 /** The console built as `npm run build` builds it, into a directory of its own: tests run on sources, with no dist. */
 export function buildConsoleBundle(): string {

@@ -3,7 +3,7 @@ import { extname, join } from 'node:path';
 import { GatewayError } from '../../../errors/gateway-error';
 
 /** The files of the built console (console/build.mjs writes them) and the type each is served as. */
-export const CONSOLE_FILES: Readonly<Record<string, string>> = {
+const CONSOLE_FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'app.css': 'text/css; charset=utf-8',
@@ -11,7 +11,7 @@ export const CONSOLE_FILES: Readonly<Record<string, string>> = {
 
 /** The directory the console's bundle is served from. */
 export class ConsoleBundle {
-  constructor(readonly dir: string) {}
+  constructor(private readonly dir: string) {}
 
   /** The file's bytes, read at each request so that a rebuild shows without a restart; null for a name not in the bundle. */
   async file(name: string): Promise<{ body: Buffer; type: string } | null> {
