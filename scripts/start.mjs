@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm start`: compile when the sources changed since the last successful build, then serve.
+// `npm start`: compile (the server, then the console's bundle) when the sources changed since the
+// last successful build, then serve.
 // Installs nothing; the TypeScript compiler comes from `npm ci`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const entry = join(root, 'dist', 'src', 'main.js');
 const stamp = join(root, 'dist', '.build-stamp');
-const inputs = ['src', 'libs', 'migrations', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
+const inputs = ['src', 'libs', 'migrations', 'console', 'tsconfig.json', 'tsconfig.build.json', 'package.json'];
 
 function newestChange(path) {
   if (!existsSync(path)) return 0;
@@ -22,8 +23,10 @@ function newestChange(path) {
 const builtAt = existsSync(stamp) && existsSync(entry) ? statSync(stamp).mtimeMs : 0;
 if (Math.max(...inputs.map((input) => newestChange(join(root, input)))) > builtAt) {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const build = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
-  if (build.status !== 0) process.exit(build.status ?? 1);
+  for (const step of [[tsc, '-p', join(root, 'tsconfig.build.json')], [join(root, 'console', 'build.mjs')]]) {
+    const build = spawnSync(process.execPath, step, { cwd: root, stdio: 'inherit' });
+    if (build.status !== 0) process.exit(build.status ?? 1);
+  }
   writeFileSync(stamp, new Date().toISOString());
 }
 

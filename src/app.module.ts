@@ -15,6 +15,8 @@ import { CoreModule } from './core/core.module';
 import { LoggingModule } from './logging/logging.module';
 import { createRootLogger } from './logging/root-logger';
 import { ChatModule } from './modules/chat/chat.module';
+import { ConsoleModule } from './modules/console/console.module';
+import { builtConsoleDir } from './modules/console/http/console-bundle';
 import { OpsModule } from './modules/ops/ops.module';
 import { OrgsModule } from './modules/orgs/orgs.module';
 import type { HostResolver } from './modules/tools/ports/host-resolver';
@@ -29,6 +31,8 @@ export interface GatewayOptions {
   logDestination?: DestinationStream;
   /** A name resolver in place of the system's, for the SSRF checks (tests change its answers). */
   hostResolver?: HostResolver;
+  /** The console's built bundle; `dist/console` of the checkout unless given (the console's tests build their own). */
+  consoleDir?: string;
 }
 
 /**
@@ -62,6 +66,7 @@ export class AppModule {
         ToolsModule,
         A2AModule,
         DiscoveryModule,
+        ConsoleModule.forRoot(options.consoleDir ?? builtConsoleDir()),
         ...(options.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],

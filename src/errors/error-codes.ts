@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   'http.forbidden': { type: 'forbidden', meaning: 'a 403 raised by the framework' },
   'http.service_unavailable': { type: 'service_unavailable', meaning: 'a 503 raised by the framework' },
   'admin.not_configured': { type: 'service_unavailable', meaning: 'an admin endpoint was called while GW_ADMIN_TOKEN is unset' },
+  'console.not_built': { type: 'service_unavailable', meaning: 'the console was asked for but its bundle is not built (npm run build builds it)' },
   'admin.unauthorized': { type: 'unauthorized', meaning: 'the admin token is missing or wrong' },
   'org.unauthorized': { type: 'unauthorized', meaning: 'an enterprise route was called without the admin token or an active org API key' },
   'org.role_insufficient': { type: 'forbidden', meaning: 'the org API key has too low a role for this action' },

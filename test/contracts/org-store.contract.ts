@@ -64,6 +64,19 @@ export function orgStoreContract(open: () => Promise<{ store: OrgStore; keys: Or
     ]);
   });
 
+  it('lists every org oldest first', async () => {
+    const [earlier, later] = [newOrg(at(50)), newOrg(at(60))];
+    // Created in the other order: the list goes by creation time.
+    await store.createOrg(later, wallet(), ADMIN);
+    await store.createOrg(earlier, wallet(), ADMIN);
+    const { items, total } = await store.listOrgs();
+    expect(total).toBe(items.length);
+    const ids = items.map((org) => org.id);
+    expect(ids.indexOf(earlier.id)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(earlier.id)).toBeLessThan(ids.indexOf(later.id));
+    expect(items[ids.indexOf(later.id)]).toEqual(later);
+  });
+
   it('refuses an org id taken already, and writes no audit entry for it', async () => {
     const org = await createdOrg();
     await expect(store.createOrg({ ...org, name: 'Other' }, wallet(), ADMIN)).rejects.toThrow(AlreadyExists);

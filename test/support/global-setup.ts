@@ -1,13 +1,14 @@
-import { markService, probePostgres, probeRedis, type Service } from './services';
+import { CHROMIUM_PATH, markService, probeChromium, probePostgres, probeRedis, type Service } from './services';
 
 /**
- * Finds out once whether PostgreSQL and Redis answer. Under CI=true a missing service fails the
+ * Finds out once whether PostgreSQL and Redis answer, and whether Chromium is installed. Under CI=true a missing service fails the
  * whole run; elsewhere the tests that need it report themselves skipped, with the reason.
  */
 export default async function globalSetup(): Promise<void> {
   const probes: Array<[Service, string, Promise<string | null>]> = [
     ['postgres', 'PostgreSQL at 127.0.0.1:5432', probePostgres()],
     ['redis', 'Redis at 127.0.0.1:6379', probeRedis()],
+    ['chromium', `Chromium at ${CHROMIUM_PATH}`, probeChromium()],
   ];
   for (const [service, label, probe] of probes) {
     const failure = await probe;

@@ -1,12 +1,15 @@
+import { accessSync, constants } from 'node:fs';
 import { Client } from 'pg';
 import { Redis } from 'ioredis';
 
 /** The machines' local services (README.md, "Set-up on a fresh machine"). */
 export const POSTGRES_ADMIN_URL = process.env.GW_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_TEST_URL = process.env.GW_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Debian's Chromium, which the console's tests drive (.ci/run installs it). */
+export const CHROMIUM_PATH = process.env.GW_TEST_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Set by the global setup: which services answered, visible to every test worker. */
-const AVAILABLE_FLAG = { postgres: 'GW_TEST_POSTGRES_AVAILABLE', redis: 'GW_TEST_REDIS_AVAILABLE' } as const;
+const AVAILABLE_FLAG = { postgres: 'GW_TEST_POSTGRES_AVAILABLE', redis: 'GW_TEST_REDIS_AVAILABLE', chromium: 'GW_TEST_CHROMIUM_AVAILABLE' } as const;
 export type Service = keyof typeof AVAILABLE_FLAG;
 
 export function serviceAvailable(service: Service): boolean {
@@ -55,5 +58,14 @@ export async function probeRedis(): Promise<string | null> {
     return (err as Error).message;
   } finally {
     redis.disconnect();
+  }
+}
+
+export function probeChromium(): Promise<string | null> {
+  try {
+    accessSync(CHROMIUM_PATH, constants.X_OK);
+    return Promise.resolve(null);
+  } catch (err) {
+    return Promise.resolve(`no browser at ${CHROMIUM_PATH} (apt-get install -y chromium): ${(err as Error).message}`);
   }
 }

@@ -37,6 +37,11 @@ export class PostgresOrgStore extends OrgStore {
     return row ? { ...row } : null;
   }
 
+  async listOrgs(): Promise<Page<Org>> {
+    const rows = await this.dataSource.getRepository(OrgRow).find({ order: { createdAt: 'ASC', id: 'ASC' } });
+    return page(rows.map((row) => ({ ...row })));
+  }
+
   async addMember(member: OrgMember, actor: Actor): Promise<void> {
     await this.change(actor, async (manager) => {
       await manager.insert(OrgMemberRow, member);

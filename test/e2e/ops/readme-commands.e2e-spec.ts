@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CONSOLE_CSP } from '../../../src/modules/console/http/console-csp';
 import { tempDir } from '../../support/gateway-harness';
 import { closedPort } from '../../support/network';
 import { emptyRedisDatabase, serviceAvailable } from '../../support/services';
@@ -24,7 +25,7 @@ function exitOf(child: ChildProcess): Promise<number | null> {
 }
 
 describe('the README commands', () => {
-  it('`npm start` serves /health on the embedded defaults and stops cleanly on SIGTERM', async () => {
+  it('`npm start` serves /health and the console on the embedded defaults and stops cleanly on SIGTERM', async () => {
     const port = await closedPort();
     const child = spawn('npm', ['start'], { cwd: repo, env: await freshEnv({ PORT: String(port) }) });
     let stdout = '';
@@ -41,6 +42,9 @@ describe('the README commands', () => {
     expect(health?.status).toBe(200);
     expect(await health?.json()).toEqual({ status: 'degraded' });
     process.stdout.write(`npm start answered /health after ${Date.now() - started} ms\n`);
+    // The build it ran included the console's bundle.
+    const console = await fetch(`http://127.0.0.1:${port}/console`);
+    expect([console.status, console.headers.get('content-security-policy')]).toEqual([200, CONSOLE_CSP]);
 
     // Every log line names the gateway process; signal it as an orchestrator would.
     const pid = (JSON.parse(stdout.split('\n').find((line) => line.startsWith('{')) ?? '{}') as { pid?: number }).pid;

@@ -73,6 +73,30 @@ function enterpriseRoutes(storage: () => Promise<TestStorage>): void {
       expect(res.body.error).toMatchObject({ type: 'bad_request', code: 'request.invalid_body', message: expect.stringMatching(message) });
     });
 
+    it('GET /v1/orgs lists every org, oldest first, to the admin token only', async () => {
+      const first = await orgWithKeys();
+      const second = await orgWithKeys();
+      const res = await call('GET', '/v1/orgs', TEST_ADMIN_TOKEN);
+      expect(res.status).toBe(200);
+      const ids = (res.body.data as Array<{ id: string }>).map((org) => org.id);
+      expect(ids.indexOf(first.orgId)).toBeLessThan(ids.indexOf(second.orgId));
+      expect(ids.indexOf(first.orgId)).toBeGreaterThanOrEqual(0);
+      expect(res.body).toMatchObject({ object: 'list', total: ids.length });
+      expect((res.body.data as unknown[])[ids.indexOf(first.orgId)]).toEqual({ id: first.orgId, name: 'Acme', created_at: expect.any(String), updated_at: expect.any(String) });
+      for (const token of [first.owner, undefined]) expect((await call('GET', '/v1/orgs', token)).body.error?.code).toBe('admin.unauthorized');
+    });
+
+    it('GET /v1/whoami says what the credential is: the admin token, or a key with its org, id and role; a revoked key is 401', async () => {
+      const { orgId, owner, member } = await orgWithKeys();
+      expect(await call('GET', '/v1/whoami', TEST_ADMIN_TOKEN)).toEqual({ status: 200, body: { kind: 'admin' } });
+      const keys = (await call('GET', `/v1/orgs/${orgId}/api-keys`, owner)).body.data as Array<{ id: string; role: string }>;
+      const memberId = keys.find((key) => key.role === 'member')!.id;
+      expect(await call('GET', '/v1/whoami', member)).toEqual({ status: 200, body: { kind: 'org_key', org_id: orgId, key_id: memberId, role: 'member' } });
+      await call('DELETE', `/v1/orgs/${orgId}/api-keys/${memberId}`, owner);
+      expect((await call('GET', '/v1/whoami', member)).body.error?.code).toBe('org.unauthorized');
+      expect((await call('GET', '/v1/whoami')).status).toBe(401);
+    });
+
     it('GET /v1/orgs/{org_id}: the admin token and a member key read it; an unknown or malformed id is 404', async () => {
       const { orgId, member } = await orgWithKeys();
       expect((await call('GET', `/v1/orgs/${orgId}`, TEST_ADMIN_TOKEN)).body).toMatchObject({ id: orgId, name: 'Acme' });

@@ -51,6 +51,10 @@ export class OrgDirectory {
     return org;
   }
 
+  orgs(): Promise<Page<Org>> {
+    return this.storage().listOrgs();
+  }
+
   async addMember(caller: OrgCaller, orgId: string, walletAddress: string, role: OrgRole): Promise<OrgMember> {
     await this.org(orgId);
     if (!mayGrantMemberRole(caller.role, role)) throw notGrantable(`only owners may make a member ${role}`);

@@ -62,5 +62,23 @@ export interface AuditEntry {
 /** Names of orgs, teams and keys: 1 to 128 characters. */
 export const NAME_LENGTH = { min: 1, max: 128 } as const;
 
+/** Half of a surrogate pair without its other half: not text, and PostgreSQL refuses it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * A name as the database keeps it: 1 to 128 characters counted as code points (as `char_length`
+ * counts them, where class-validator's length counts UTF-16 units), well-formed text (a lone
+ * surrogate cannot be stored), and no control characters (NUL cannot be stored at all). The
+ * console checks names with this same rule before it sends them.
+ */
+export function isResourceName(value: unknown): value is string {
+  if (typeof value !== 'string' || LONE_SURROGATE.test(value) || /\p{Cc}/u.test(value)) return false;
+  const length = [...value].length;
+  return length >= NAME_LENGTH.min && length <= NAME_LENGTH.max;
+}
+
 /** Wallet addresses as the spec bounds them: base58, 32 to 44 characters. */
 export const WALLET_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+
+/** A wallet's ed25519 signature of a consent text, base64 (src/modules/orgs/domain/team-wallet-consent.ts). */
+export const CONSENT_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;

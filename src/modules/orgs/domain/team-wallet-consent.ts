@@ -1,15 +1,8 @@
 import { createPublicKey, verify } from 'node:crypto';
 import bs58 from 'bs58';
 
-/** The text a wallet signs to join a team: its owner's word that the org may count its spend and read its stats. */
-export function joinConsentText(orgId: string, teamId: string, wallet: string): string {
-  return `gw-team-wallet-v1:${orgId}:${teamId}:${wallet}`;
-}
-
-/** The text a wallet signs to leave a team, with no key of the org needed. */
-export function leaveConsentText(orgId: string, teamId: string, wallet: string): string {
-  return `gw-team-wallet-leave-v1:${orgId}:${teamId}:${wallet}`;
-}
+// The texts are apart from the check so that the console shows them without Node's crypto.
+export { joinConsentText, leaveConsentText } from './consent-texts';
 
 /** An ed25519 public key as DER SubjectPublicKeyInfo: this fixed prefix, then the 32 key bytes. */
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');

@@ -1,22 +1,14 @@
 import { IsIn, IsOptional, IsString, Matches, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
-import { NAME_LENGTH, WALLET_ADDRESS } from '../domain/org';
+import { CONSENT_SIGNATURE, isResourceName, NAME_LENGTH, WALLET_ADDRESS } from '../domain/org';
 import { ORG_ROLES, type OrgRole } from '../domain/org-role';
 
 const WALLET_MESSAGE = 'wallet address must be base58, 32 to 44 characters';
-/** Half of a surrogate pair without its other half: not text, and PostgreSQL refuses it. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/**
- * A name as the database keeps it: 1 to 128 characters counted as code points (as `char_length`
- * counts them, where class-validator's length counts UTF-16 units), well-formed text (a lone
- * surrogate cannot be stored), and no control characters (NUL cannot be stored at all).
- */
+/** A name of an org, team or key (isResourceName). */
 @ValidatorConstraint({ name: 'resourceName' })
 class ResourceName implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    if (typeof value !== 'string' || LONE_SURROGATE.test(value) || /\p{Cc}/u.test(value)) return false;
-    const length = [...value].length;
-    return length >= NAME_LENGTH.min && length <= NAME_LENGTH.max;
+    return isResourceName(value);
   }
 
   defaultMessage(): string {
@@ -50,8 +42,6 @@ export class CreateTeamDto {
   name!: string;
 }
 
-/** The wallet's ed25519 signature of a consent text, base64 (src/modules/orgs/domain/team-wallet-consent.ts). */
-const CONSENT_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 const CONSENT_MESSAGE = 'consent_signature must be the base64 of a 64-byte ed25519 signature';
 
 /** POST /v1/orgs/{org_id}/teams/{team_id}/wallets. */

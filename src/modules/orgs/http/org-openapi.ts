@@ -36,7 +36,12 @@ export const WALLET_STATS: JsonSchema = object({
   by_model: { type: 'array', items: object({ model: STRING, ...USAGE }) },
   by_day: { type: 'array', items: object({ date: { type: 'string', format: 'date' }, ...USAGE }) },
 });
+export const ORGS = listOf(ORG);
 export const MEMBERS = listOf(MEMBER);
+/** Who the credential of a request is: the admin token, or an org key with its org and role. */
+export const CALLER: JsonSchema = {
+  oneOf: [object({ kind: { type: 'string', const: 'admin' } }), object({ kind: { type: 'string', const: 'org_key' }, org_id: STRING, key_id: STRING, role: ROLE })],
+};
 export const TEAMS = listOf(TEAM);
 export const TEAM_WALLETS = listOf(TEAM_WALLET);
 export const API_KEYS = listOf(API_KEY);

@@ -13,7 +13,7 @@ import { AddMemberDto, AddTeamWalletDto, CreateOrgDto, CreateTeamDto, IssueKeyDt
 import { AUDIT_PAGE_QUERY, auditPagePipe, checkedAuditPage } from './audit-page';
 import { IdPipe } from './id.pipe';
 import { walletOf } from './wallet-path';
-import { API_KEY, API_KEYS, AUDIT_PAGE, BUDGET, ISSUED_KEY, MEMBER, MEMBERS, ORG, TEAM, TEAM_WALLET, TEAM_WALLETS, TEAMS } from './org-openapi';
+import { API_KEY, API_KEYS, AUDIT_PAGE, BUDGET, ISSUED_KEY, MEMBER, MEMBERS, ORG, ORGS, TEAM, TEAM_WALLET, TEAM_WALLETS, TEAMS } from './org-openapi';
 import { auditView, budgetView, keyView, listView, memberView, orgView, teamView, teamWalletView } from './org-views';
 import { BodyLimit, SMALL_BODY_LIMIT } from '../../../http/body-limits';
 
@@ -37,6 +37,14 @@ export class OrgsController {
   @ApiAnswer(201, 'the org, with its owner as first member', ORG)
   async createOrg(@Body() body: CreateOrgDto) {
     return orgView(await this.directory.createOrg(body.name, body.owner_wallet));
+  }
+
+  /** Every org, oldest first: the operator's view (the console's orgs page). */
+  @Get()
+  @AdminOnly('unavailable')
+  @ApiAnswer(200, 'every org, oldest first', ORGS)
+  async orgs() {
+    return listView(await this.directory.orgs(), orgView);
   }
 
   @Get(':org_id')

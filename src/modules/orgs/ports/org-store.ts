@@ -26,6 +26,8 @@ export abstract class OrgStore {
   /** The org, and its owner wallet as an `owner` member. */
   abstract createOrg(org: Org, ownerWallet: string, actor: Actor): Promise<void>;
   abstract findOrg(orgId: string): Promise<Org | null>;
+  /** Every org, oldest first (the operator's console lists them). */
+  abstract listOrgs(): Promise<Page<Org>>;
 
   /** Throws AlreadyExists when the wallet is a member already. */
   abstract addMember(member: OrgMember, actor: Actor): Promise<void>;
