@@ -19,4 +19,8 @@ module.exports = {
   // Three workers on two cores: many suites wait on timeouts, confirmations and child processes, and
   // a third worker uses that idle CPU (docs/performance.md, "The test run").
   maxWorkers: 3,
+  // A worker grows by every suite it ran (each loads the whole app; what a suite leaves behind stays
+  // reachable), past 2 GB by the end of a run, and its collections slowed every later suite enough
+  // to trip timing tests: a worker above this after a suite is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
 };

@@ -1,6 +1,8 @@
+import type { Message, Task } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
 import { decodePaymentRequiredHeader, encodePaymentRequiredHeader, toHeaderForm, type PaymentRequiredBody } from '../../libs/x402';
 import type { RunningGateway } from '../../src/gateway';
-import { specPaymentHeader, type PaidWorld, type SpecPayment } from './paid-gateway';
+import { PAID_MODEL, specPaymentHeader, type PaidWorld, type SpecPayment } from './paid-gateway';
 
 /** One JSON-RPC 2.0 call to POST /a2a, as a spec-form client sends it. */
 export async function a2aCall(gateway: RunningGateway, method: string, params: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: A2AResponse }> {
@@ -35,4 +37,17 @@ export function userMessage(text: string, metadata: Record<string, unknown> = {}
 export function a2aPaymentPayload(world: PaidWorld, required: PaymentRequiredBody, options: SpecPayment = {}): unknown {
   const header = decodePaymentRequiredHeader(encodePaymentRequiredHeader(toHeaderForm(required)));
   return JSON.parse(Buffer.from(specPaymentHeader(world, header, options), 'base64').toString()) as unknown;
+}
+
+/**
+ * The two steps of a paid task through the official `@a2a-js/sdk` client: the quote of "Say hello"
+ * (a new task, input-required) and a payment of it in `x402.payment.payload`.
+ */
+export function sdkTasks(client: Client) {
+  const message = (metadata: Record<string, unknown>, taskId?: string) => userMessage('Say hello', metadata, taskId).message as Message;
+  return {
+    quote: async (maxTokens = 50): Promise<Task> => (await client.sendMessage({ message: message({ model: PAID_MODEL, max_tokens: maxTokens }) })) as Task,
+    pay: async (taskId: string, payload: unknown): Promise<Task> =>
+      (await client.sendMessage({ message: message({ 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload }, taskId) })) as Task,
+  };
 }

@@ -34,7 +34,8 @@ type UseRow = { id: string } & Record<BudgetWindow, string>;
 
 /**
  * The paid path's reservations (the payments module's BudgetReservations). Every budget that applies
- * to the payer is locked, summed and written in one transaction, so instances sharing the database
+ * to the payer is locked, summed and written in one transaction (after a look without locks that
+ * refuses what committed spend already refuses), so instances sharing the database
  * never admit together what the limit admits once. Windows are decided by `now`, which a reservation
  * keeps as its reserved_at.
  */
@@ -48,30 +49,16 @@ export class PostgresBudgetReservations extends BudgetReservations {
 
   async reserve(receiptId: string, payerWallet: string, amountAtomic: bigint): Promise<GatewayError | null> {
     const now = this.now();
+    // A first look without a lock or a transaction: most payers have no budget, and a payment that
+    // committed spend already refuses needs no place in the queue on the budget's row lock (a burst
+    // of refusals held the pool's connections in that queue). It can only let through what the
+    // locked look then judges; what it refuses, the locked look would refuse too, but for a
+    // reservation released meanwhile, as if the payment had come a moment earlier.
+    const first = await judge(this.dataSource.manager, payerWallet, amountAtomic, now, 'unlocked');
+    if (first.budgets.length === 0 || first.refusal) return first.refusal;
     return this.dataSource.transaction(async (manager) => {
-      // Locked in id order, so two payers sharing budgets (a team's) take them in the same order and cannot deadlock.
-      const budgets = (await manager.query(
-        `SELECT b.id, b.hourly_atomic, b.daily_atomic, b.monthly_atomic, t.name AS team_name
-         FROM budgets b LEFT JOIN teams t ON t.id = b.team_id
-         WHERE b.wallet_address = $1 OR b.team_id IN (SELECT team_id FROM team_wallets WHERE wallet_address = $1 AND consented)
-         ORDER BY b.id
-         FOR UPDATE OF b`,
-        [payerWallet],
-      )) as LockedBudget[];
-      if (budgets.length === 0) return null;
-      const used = await windowUse(
-        manager,
-        budgets.map((budget) => budget.id),
-        now,
-      );
-      for (const budget of budgets) {
-        const limits = limitsOf(budget);
-        for (const window of BUDGET_WINDOWS) {
-          const limit = limits[window];
-          const spent = used.get(budget.id)?.[window] ?? 0n;
-          if (limit !== null && spent + amountAtomic > limit) return exceeded(payerWallet, window, budget.team_name, limit, spent, amountAtomic);
-        }
-      }
+      const { budgets, refusal } = await judge(manager, payerWallet, amountAtomic, now, 'locked');
+      if (budgets.length === 0 || refusal) return refusal;
       await manager.query(
         `INSERT INTO budget_reservations (receipt_id, budget_id, amount_atomic, reserved_at, status)
          SELECT $1, budget_id, $2, $3, 'held' FROM unnest($4::uuid[]) AS budget_id`,
@@ -184,6 +171,33 @@ export class PostgresBudgetStore extends BudgetStore {
  * counts while its receipt is pending or settled (a failed one whose follow() was lost charged
  * nothing), or, with no receipt yet, while it is younger than ORPHAN_LINE_MS.
  */
+/** The budgets that apply to the payer, and the first window `amountAtomic` would overdraw (null: none). */
+async function judge(manager: EntityManager, payerWallet: string, amountAtomic: bigint, now: Date, lock: 'locked' | 'unlocked'): Promise<{ budgets: LockedBudget[]; refusal: GatewayError | null }> {
+  // Locked in id order, so two payers sharing budgets (a team's) take them in the same order and cannot deadlock.
+  const budgets = (await manager.query(
+    `SELECT b.id, b.hourly_atomic, b.daily_atomic, b.monthly_atomic, t.name AS team_name
+     FROM budgets b LEFT JOIN teams t ON t.id = b.team_id
+     WHERE b.wallet_address = $1 OR b.team_id IN (SELECT team_id FROM team_wallets WHERE wallet_address = $1 AND consented)
+     ORDER BY b.id${lock === 'locked' ? ' FOR UPDATE OF b' : ''}`,
+    [payerWallet],
+  )) as LockedBudget[];
+  if (budgets.length === 0) return { budgets, refusal: null };
+  const used = await windowUse(
+    manager,
+    budgets.map((budget) => budget.id),
+    now,
+  );
+  for (const budget of budgets) {
+    const limits = limitsOf(budget);
+    for (const window of BUDGET_WINDOWS) {
+      const limit = limits[window];
+      const spent = used.get(budget.id)?.[window] ?? 0n;
+      if (limit !== null && spent + amountAtomic > limit) return { budgets, refusal: exceeded(payerWallet, window, budget.team_name, limit, spent, amountAtomic) };
+    }
+  }
+  return { budgets, refusal: null };
+}
+
 async function windowUse(manager: EntityManager, budgetIds: string[], now: Date): Promise<Map<string, BudgetSpend>> {
   const rows = (await manager.query(
     `SELECT l.budget_id AS id, ${windowSums('l')}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ClientFactory, type Client as A2AClient } from '@a2a-js/sdk/client';
-import type { Message, Task } from '@a2a-js/sdk';
+import type { Task } from '@a2a-js/sdk';
 import { Keypair } from '@solana/web3.js';
 import { Client } from 'pg';
 import {
@@ -16,8 +16,9 @@ import {
   type ChannelQuote,
 } from '../../../libs/channel-client';
 import type { RunningGateway } from '../../../src/gateway';
+import { sdkTasks } from '../../support/a2a-client';
 import { channelAgent, channelEnv, channelFundingTx, openChannel, readChannel } from '../../support/channel-payments';
-import { PAID_MODEL, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
+import { startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { SEARCH_PATH, SEARCH_PRICE } from '../../support/paid-tools';
 import { startPrivateRedis, type PrivateRedis } from '../../support/private-redis';
 import { serviceAvailable } from '../../support/services';
@@ -65,17 +66,8 @@ describeWithServices('channel draws on the tools under attack (local chain, Post
     const fields = { channelId: channelIdBytes(id), cumulative, expirySlot: BigInt(world.localnet.slot) + 1_500n, nonce: 1n, requestDigest: createHash('sha256').update(digestInput).digest() };
     return { ...fields, signature: signer.signVoucher(fields) };
   };
-  const message = (text: string, metadata: Record<string, unknown>, taskId?: string): Message => ({
-    kind: 'message',
-    messageId: `m-${Math.random().toString(36).slice(2)}`,
-    role: 'user',
-    parts: [{ kind: 'text', text }],
-    metadata,
-    ...(taskId ? { taskId } : {}),
-  });
-  const quoteTask = async (): Promise<Task> => (await a2a.sendMessage({ message: message('Say hello', { model: PAID_MODEL, max_tokens: 50 }) })) as Task;
-  const submit = (task: Task, payload: unknown) =>
-    a2a.sendMessage({ message: message('Say hello', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload }, task.id) }) as Promise<Task>;
+  const quoteTask = (): Promise<Task> => sdkTasks(a2a).quote();
+  const submit = (task: Task, payload: unknown): Promise<Task> => sdkTasks(a2a).pay(task.id, payload);
   const rpcError = async (call: Promise<unknown>): Promise<{ code: number; data?: Record<string, unknown> }> => {
     const err = (await call.then(
       () => null,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
-import type { Message, Task } from '@a2a-js/sdk';
+import type { Task } from '@a2a-js/sdk';
 import { Keypair } from '@solana/web3.js';
 import Redis from 'ioredis';
 import {
@@ -17,7 +17,7 @@ import {
 } from '../../../libs/channel-client';
 import type { PaymentRequiredBody } from '../../../libs/x402';
 import type { RunningGateway } from '../../../src/gateway';
-import { a2aPaymentPayload } from '../../support/a2a-client';
+import { a2aPaymentPayload, sdkTasks } from '../../support/a2a-client';
 import { channelAgent, channelEnv, channelFundingTx, channelWhen, openChannel, readChannel } from '../../support/channel-payments';
 import { TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
 import { startHttpsService, type HttpsService, type SeenRequest } from '../../support/https-service';
@@ -106,17 +106,11 @@ describeWithServices('channel draws on the tools, the paid proxy and A2A (local 
   const drawn = (id: string, cumulative: bigint) => channelWhen(gateway.url, id, (view) => view.last_cumulative === cumulative.toString());
   const recipient = (): bigint => world.localnet.usdcBalance(world.recipient.publicKey);
 
-  const message = (text: string, metadata: Record<string, unknown>, taskId?: string): Message => ({
-    kind: 'message',
-    messageId: `m-${Math.random().toString(36).slice(2)}`,
-    role: 'user',
-    parts: [{ kind: 'text', text }],
-    metadata,
-    ...(taskId ? { taskId } : {}),
-  });
-  const quoteTask = async (maxTokens = 50): Promise<Task> => (await a2a.sendMessage({ message: message('Say hello', { model: PAID_MODEL, max_tokens: maxTokens }) })) as Task;
-  const submit = (task: Task) => async (payload: unknown) =>
-    (await a2a.sendMessage({ message: message('Say hello', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload }, task.id) })) as Task;
+  const quoteTask = (maxTokens?: number): Promise<Task> => sdkTasks(a2a).quote(maxTokens);
+  const submit =
+    (task: Task) =>
+    (payload: unknown): Promise<Task> =>
+      sdkTasks(a2a).pay(task.id, payload);
   /** The JSON-RPC error `call` threw (the SDK throws them). */
   const rpcError = async (call: Promise<unknown>): Promise<{ code: number; message: string; data: Record<string, unknown> }> => {
     const err = (await call.then(

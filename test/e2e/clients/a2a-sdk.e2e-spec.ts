@@ -1,12 +1,13 @@
 import { ClientFactory, type Client } from '@a2a-js/sdk/client';
-import type { Message, Task } from '@a2a-js/sdk';
+import type { Task } from '@a2a-js/sdk';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Keypair } from '@solana/web3.js';
 import { ExactSvmScheme } from '@x402/svm';
 import { toHeaderForm, type PaymentRequiredBody } from '../../../libs/x402';
 import type { RunningGateway } from '../../../src/gateway';
+import { sdkTasks } from '../../support/a2a-client';
 import { TEST_ADMIN_TOKEN } from '../../support/gateway-harness';
-import { PAID_MODEL, specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
+import { specPaymentHeader, startPaidGateway, startPaidWorld, type PaidWorld } from '../../support/paid-gateway';
 import { pgliteStorage } from '../../support/storage-env';
 
 const coreClient = require('@x402/core/client') as typeof import('@x402/core/dist/cjs/client');
@@ -29,22 +30,13 @@ describe('A2A with the official @a2a-js/sdk 0.3 client on the local chain', () =
     await world.close();
   });
 
-  const message = (text: string, metadata: Record<string, unknown>, taskId?: string): Message => ({
-    kind: 'message',
-    messageId: `m-${Math.random().toString(36).slice(2)}`,
-    role: 'user',
-    parts: [{ kind: 'text', text }],
-    metadata,
-    ...(taskId ? { taskId } : {}),
-  });
   const quote = async (): Promise<{ task: Task; required: Required }> => {
-    const task = (await client.sendMessage({ message: message('Say hello', { model: PAID_MODEL, max_tokens: 50 }) })) as Task;
+    const task = await sdkTasks(client).quote();
     expect(task.kind).toBe('task');
     expect(task.status.state).toBe('input-required');
     return { task, required: task.status.message?.metadata?.['x402.payment.required'] as Required };
   };
-  const pay = async (task: Task, payload: unknown): Promise<Task> =>
-    (await client.sendMessage({ message: message('Say hello', { 'x402.payment.status': 'payment-submitted', 'x402.payment.payload': payload }, task.id) })) as Task;
+  const pay = (task: Task, payload: unknown): Promise<Task> => sdkTasks(client).pay(task.id, payload);
   const recipient = () => world.localnet.usdcBalance(world.recipient.publicKey);
 
   it('discovers the card, quotes, and completes a task paid with an official x402 payload; tasks/get shows the answer and receipts', async () => {
