@@ -7,7 +7,8 @@
  * PostgreSQL and Redis finds where each one's p99 passes 5 ms.
  * Prints one table per concern and writes bench/results/latest.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chatBody, quote, specPaymentHeader, startPaidWorld } from '../test/support/paid-gateway';
 import { closedPort } from '../test/support/network';
@@ -15,8 +16,8 @@ import { createTestDatabase } from '../test/support/postgres';
 import { emptyRedisDatabase } from '../test/support/services';
 import { runOpenLoop, type LoadResult, type LoadSpec } from './harness/open-loop';
 import { percentiles, type Percentiles } from './harness/percentiles';
-import { REPO, startBenchGateway, startFakeProvider } from './harness/bench-stack';
-import { cpuPlan, cpuTimeMs, peakRssMb, pinSelf, startPinned, type Started } from './harness/processes';
+import { REPO, startBenchGateway, startFakeProvider, startFloorProxy } from './harness/bench-stack';
+import { cpuPlan, peakRssMb, perRequest, pinSelf, startPinned, type MeterReading, type Started } from './harness/processes';
 import { sweepRates, type SweepCrossing } from './harness/rate-sweep';
 
 const quick = process.argv.includes('--quick');
@@ -29,6 +30,11 @@ const WARM_UP_MS = quick ? 500 : 2_000;
 const scaled = (perSecond: number): number => (quick ? perSecond / 5 : perSecond);
 /** The rates of the overhead comparison (the control, the free path and Portkey). */
 const OVERHEAD_RATES = [scaled(200), scaled(1000)];
+/** The rate at which the free path's CPU per request is compared with the floor's (issue 35's target: at most 1.15 times). */
+const FLOOR_RATE = scaled(600);
+/** The free path against the floor, and the gateway against Portkey, names shared by the rows and the report. */
+const FLOOR = 'bare Nest + Express + undici proxy (floor)';
+const CHAT_BESIDE_FLOOR = 'gateway, free path, in turns with the floor';
 /**
  * The quote sweep: the p99 bounds it reports (5 ms is the target; 20 ms tells the worker counts
  * apart where young-generation pauses put every p99 above 5 ms, docs/performance.md), the offered
@@ -56,8 +62,9 @@ interface Row {
   errors: number;
   latency: Percentiles;
   firstByte?: Percentiles;
-  /** The gateway's CPU per request over the runs, where measured. */
+  /** The server's CPU (process.cpuUsage, user and system) and V8 heap allocation per request over the runs (bench/harness/meter.ts). */
   cpuMsPerRequest?: number;
+  allocKbPerRequest?: number;
 }
 
 interface QuoteSweep {
@@ -72,14 +79,14 @@ async function main(): Promise<void> {
   const cpus = cpuPlan();
   pinSelf(cpus.client);
   const world = await startPaidWorld(); // the local chain and wallets (this process, CPU 1)
-  const [fakePort, gatewayPort, cachedPort, portkeyPort] = await Promise.all([closedPort(), closedPort(), closedPort(), closedPort()]);
+  const [fakePort, gatewayPort, cachedPort, portkeyPort, floorPort] = await Promise.all([closedPort(), closedPort(), closedPort(), closedPort(), closedPort()]);
   const fakeUrl = `http://127.0.0.1:${fakePort}`;
   const fake = await startFakeProvider(fakePort, cpus.client);
   // The paid scenario needs the local chain and its wallets; the others ignore them.
   const gatewayEnv = (cacheTtl: string): Record<string, string> => ({ ...world.env, GW_CACHE_TTL_SECS: cacheTtl });
   const rows: Row[] = [];
   const running: Started[] = [fake];
-  const record = (scenario: string, rate: number, results: LoadResult[], cpuMsPerRequest?: number): Row => {
+  const record = (scenario: string, rate: number, results: LoadResult[], cost?: { cpuMs: number; allocKb: number }): Row => {
     const pooled = (pick: (result: LoadResult) => Float64Array | null): Float64Array => Float64Array.from(results.flatMap((result) => [...(pick(result) ?? [])]));
     const firstByte = pooled((result) => result.firstByteMs);
     const row: Row = {
@@ -89,39 +96,61 @@ async function main(): Promise<void> {
       errors: results.reduce((sum, result) => sum + result.errors, 0),
       latency: percentiles(pooled((result) => result.latenciesMs)),
       ...(firstByte.length > 0 ? { firstByte: percentiles(firstByte) } : {}),
-      ...(cpuMsPerRequest !== undefined && { cpuMsPerRequest }),
+      ...(cost && { cpuMsPerRequest: cost.cpuMs, allocKbPerRequest: cost.allocKb }),
     };
     rows.push(row);
     return row;
   };
-  const measure = async (scenario: string, spec: Omit<LoadSpec, 'durationMs'>, durationMs = SECONDS * 1000): Promise<Row> => record(scenario, spec.rate, [await runOpenLoop({ ...spec, durationMs })]);
+  /** One scenario, continuously, with what `server` (null: not metered) spent on it. */
+  const measure = async (scenario: string, server: Started | null, spec: Omit<LoadSpec, 'durationMs'>, durationMs = SECONDS * 1000): Promise<Row> => {
+    const before = await server?.meter();
+    const result = await runOpenLoop({ ...spec, durationMs });
+    return record(scenario, spec.rate, [result], before && server ? perRequest(before, await server.meter(), result.sent) : undefined);
+  };
   /**
    * Two scenarios compared with each other, in turns A B B A ... of TURN_MS each, TURNS_TOTAL_MS
    * for each in all, their samples pooled. Run one after the other, the second inherits the first's
    * garbage and queue (16 percent on B's p50 at 200/s), and in two halves a pause of a few seconds
    * still fell on one side (p50 ratios of 0.89 and 1.23 in two runs), when both cost the same CPU
-   * per request. The gateway's CPU per request is measured beside them (`pid`).
+   * per request. Each side's server (the same gateway for both, or the gateway and the floor) is
+   * metered over its own turns.
    */
-  const measureInTurns = async (pid: number, a: [string, Omit<LoadSpec, 'durationMs'>], b: [string, Omit<LoadSpec, 'durationMs'>]): Promise<void> => {
-    const turns = new Map<string, { results: LoadResult[]; cpuMs: number }>([
-      [a[0], { results: [], cpuMs: 0 }],
-      [b[0], { results: [], cpuMs: 0 }],
+  type Side = [string, Omit<LoadSpec, 'durationMs'>, Started];
+  const measureInTurns = async (a: Side, b: Side): Promise<void> => {
+    const turns = new Map<string, { results: LoadResult[]; spent: MeterReading }>([
+      [a[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0 } }],
+      [b[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0 } }],
     ]);
     const order = Array.from({ length: Math.max(1, Math.round(TURNS_TOTAL_MS / (2 * TURN_MS))) }, () => [a, b, b, a]).flat();
-    for (const [scenario, spec] of order) {
-      const turn = turns.get(scenario) as { results: LoadResult[]; cpuMs: number };
-      const before = await cpuTimeMs(pid);
-      turn.results.push(await runOpenLoop({ ...spec, durationMs: TURN_MS }));
-      turn.cpuMs += (await cpuTimeMs(pid)) - before;
+    for (const [scenario, spec, server] of order) {
+      const { results, spent } = turns.get(scenario) as { results: LoadResult[]; spent: MeterReading };
+      const before = await server.meter();
+      results.push(await runOpenLoop({ ...spec, durationMs: TURN_MS }));
+      const after = await server.meter();
+      spent.cpuMicros += after.cpuMicros - before.cpuMicros;
+      spent.allocatedBytes += after.allocatedBytes - before.allocatedBytes;
     }
+    const zero = { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0 };
     for (const [scenario, spec] of [a, b]) {
-      const { results, cpuMs } = turns.get(scenario) as { results: LoadResult[]; cpuMs: number };
-      record(scenario, spec.rate, results, cpuMs / results.reduce((sum, result) => sum + result.sent, 0));
+      const { results, spent } = turns.get(scenario) as { results: LoadResult[]; spent: MeterReading };
+      record(
+        scenario,
+        spec.rate,
+        results,
+        perRequest(
+          zero,
+          spent,
+          results.reduce((sum, result) => sum + result.sent, 0),
+        ),
+      );
     }
   };
   try {
+    const idleRssMb = await idleEmbeddedRssMb(gatewayPort, fakePort, cpus.server, world.env);
     const gateway = await startBenchGateway(gatewayPort, fakePort, cpus.server, gatewayEnv('0'));
     running.push(gateway);
+    const floor = await startFloorProxy(floorPort, fakePort, cpus.server);
+    running.push(floor);
     const portkey = await startPinned(join(REPO, 'node_modules/@portkey-ai/gateway/build/start-server.js'), { PORT: String(portkeyPort) }, cpus.server, `http://127.0.0.1:${portkeyPort}/`, [
       `--port=${portkeyPort}`,
       '--headless',
@@ -140,37 +169,43 @@ async function main(): Promise<void> {
       body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages }),
       headers: { authorization: 'Bearer bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${fakeUrl}/v1` },
     };
+    const viaFloor = { ...direct, origin: `http://127.0.0.1:${floorPort}`, headers: {} };
     const paidBody = chatBody();
     const quoteSpec = { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify(paidBody) };
 
     // Warm-up: JIT and keep-alive pools of every path measured.
-    for (const spec of [direct, free, freeMessages, viaPortkey, quoteSpec]) await runOpenLoop({ ...spec, rate: 300, durationMs: WARM_UP_MS });
+    for (const spec of [direct, free, freeMessages, viaPortkey, quoteSpec, viaFloor]) await runOpenLoop({ ...spec, rate: 300, durationMs: WARM_UP_MS });
 
+    // The floor first: the gateway's free path and the bare proxy in turns, each process metered over its own.
+    await measureInTurns([CHAT_BESIDE_FLOOR, { ...free, rate: FLOOR_RATE }, gateway], [FLOOR, { ...viaFloor, rate: FLOOR_RATE }, floor]);
     for (const rate of OVERHEAD_RATES) {
-      await measure('fake provider directly (control)', { ...direct, rate });
-      await measure('gateway, free path', { ...free, rate });
-      await measureInTurns(gateway.child.pid as number, [CHAT_IN_TURNS, { ...free, rate }], [MESSAGES_FREE, { ...freeMessages, rate }]);
-      await measure('Portkey gateway', { ...viaPortkey, rate });
+      await measure('fake provider directly (control)', fake, { ...direct, rate });
+      await measure(FLOOR, floor, { ...viaFloor, rate });
+      await measure('gateway, free path', gateway, { ...free, rate });
+      await measureInTurns([CHAT_IN_TURNS, { ...free, rate }, gateway], [MESSAGES_FREE, { ...freeMessages, rate }, gateway]);
+      await measure('Portkey gateway', portkey, { ...viaPortkey, rate });
     }
-    for (const rate of quick ? [500] : [1000, 2500, 3000]) await measure('gateway, 402 quote', { ...quoteSpec, rate, expectStatus: 402 });
-    await measure('gateway, free path, streamed', { ...free, body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages, stream: true }), rate: scaled(200), firstByte: true });
+    for (const rate of quick ? [500] : [1000, 2000, 2500, 3000]) await measure('gateway, 402 quote', gateway, { ...quoteSpec, rate, expectStatus: 402 });
+    await measure('gateway, free path, streamed', gateway, { ...free, body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages, stream: true }), rate: scaled(200), firstByte: true });
 
     // Paid: distinct payments signed in advance, settled on the local chain before each answer.
     const paidRate = quick ? 10 : 50;
     const gatewayClient = { url: `http://127.0.0.1:${gatewayPort}` } as Parameters<typeof quote>[0];
     const { header } = await quote(gatewayClient, paidBody);
     const payments = Array.from({ length: paidRate * SECONDS }, () => specPaymentHeader(world, header));
-    await measure('gateway, paid (exact, local chain)', { ...quoteSpec, rate: paidRate, headersAt: (i) => ({ 'payment-signature': payments[i] }) });
+    await measure('gateway, paid (exact, local chain)', gateway, { ...quoteSpec, rate: paidRate, headersAt: (i) => ({ 'payment-signature': payments[i] }) });
     const rssMb = await peakRssMb(gateway.child.pid as number);
     const portkeyRssMb = await peakRssMb(portkey.child.pid as number);
+    const floorRssMb = await peakRssMb(floor.child.pid as number);
     await gateway.stop();
     await portkey.stop();
+    await floor.stop();
 
     const cached = await startBenchGateway(cachedPort, fakePort, cpus.server, gatewayEnv('600'));
     running.push(cached);
     const hit = { ...free, origin: `http://127.0.0.1:${cachedPort}` };
     await runOpenLoop({ ...hit, rate: 300, durationMs: WARM_UP_MS }); // warm-up, and the first answer fills the cache
-    await measure('gateway, cache hit', { ...hit, rate: scaled(1000) });
+    await measure('gateway, cache hit', cached, { ...hit, rate: scaled(1000) });
     await cached.stop();
 
     // Both worker counts on the storage that two workers need, so that only the count differs. One
@@ -189,7 +224,8 @@ async function main(): Promise<void> {
         // Ready means one worker listens: the warm-up also waits out the other's start.
         await runOpenLoop({ ...spec, rate: 500, durationMs: quick ? WARM_UP_MS : 3_000 });
         const scenario = `gateway, 402 quote, ${workers} worker${workers === 1 ? '' : 's'} (PostgreSQL + Redis)`;
-        const { steps, crossings } = await sweepRates(SWEEP_RATES, SWEEP_P99_LIMITS_MS, (rate) => measure(scenario, { ...spec, rate }, sweepStepMs(rate)));
+        // Not metered: with two workers the primary, which the meter reads, serves nothing.
+        const { steps, crossings } = await sweepRates(SWEEP_RATES, SWEEP_P99_LIMITS_MS, (rate) => measure(scenario, null, { ...spec, rate }, sweepStepMs(rate)));
         sweeps.push({ workers, gatewayCpus: cpu === null ? 'all' : String(cpu), steps, crossings });
         await sweepGateway.stop();
       }
@@ -198,15 +234,36 @@ async function main(): Promise<void> {
       await database.drop();
     }
 
-    report(rows, sweeps, { gatewayRssMb: rssMb, portkeyRssMb, cpus });
+    report(rows, sweeps, { gatewayRssMb: rssMb, portkeyRssMb, floorRssMb, idleRssMb, cpus });
   } finally {
     for (const process of running.reverse()) await process.stop();
     await world.close();
   }
 }
 
-function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number | null; portkeyRssMb: number | null; cpus: ReturnType<typeof cpuPlan> }): void {
+/**
+ * The resident memory of a gateway on its embedded defaults (PGlite in a fresh data directory, no
+ * Redis), started and left idle for two seconds: what an operator's first `npm start` holds.
+ */
+async function idleEmbeddedRssMb(port: number, fakePort: number, cpu: number | null, env: Record<string, string>): Promise<number> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-idle-'));
+  const idle = await startBenchGateway(port, fakePort, cpu, { ...env, GW_DATA_DIR: dataDir });
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    return (await idle.meter()).rssBytes / 1024 / 1024;
+  } finally {
+    await idle.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function report(
+  rows: Row[],
+  sweeps: QuoteSweep[],
+  extra: { gatewayRssMb: number | null; portkeyRssMb: number | null; floorRssMb: number | null; idleRssMb: number; cpus: ReturnType<typeof cpuPlan> },
+): void {
   const ms = (n: number): string => n.toFixed(2);
+  const find = (scenario: string, rate: number): Row => rows.find((r) => r.scenario === scenario && r.rate === rate) as Row;
   const swept = new Set(sweeps.flatMap((sweep) => sweep.steps));
   console.log(`\nopen-loop load, ${SECONDS} s per run; gateway and Portkey on CPU ${extra.cpus.server}, fake provider and load generator on CPU ${extra.cpus.client}`);
   console.table(
@@ -221,10 +278,18 @@ function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number
         'p90 ms': ms(r.latency.p90),
         'p99 ms': ms(r.latency.p99),
         'p99.9 ms': ms(r.latency.p999),
+        'CPU ms/req': r.cpuMsPerRequest === undefined ? '' : r.cpuMsPerRequest.toFixed(3),
+        'alloc KB/req': r.allocKbPerRequest === undefined ? '' : r.allocKbPerRequest.toFixed(1),
         ...(r.firstByte ? { 'first byte p50/p99 ms': `${ms(r.firstByte.p50)} / ${ms(r.firstByte.p99)}` } : {}),
       })),
   );
-  const find = (scenario: string, rate: number): Row => rows.find((r) => r.scenario === scenario && r.rate === rate) as Row;
+  const floorRow = find(FLOOR, FLOOR_RATE);
+  const besideFloor = find(CHAT_BESIDE_FLOOR, FLOOR_RATE);
+  console.log(
+    `\nCPU floor at ${FLOOR_RATE}/s, in turns: gateway free path ${besideFloor.cpuMsPerRequest?.toFixed(3)} ms and ${besideFloor.allocKbPerRequest?.toFixed(1)} KB per request, ` +
+      `bare proxy ${floorRow.cpuMsPerRequest?.toFixed(3)} ms and ${floorRow.allocKbPerRequest?.toFixed(1)} KB: ` +
+      `ratio ${((besideFloor.cpuMsPerRequest ?? 0) / (floorRow.cpuMsPerRequest ?? 1)).toFixed(2)} (target at most 1.15; allocation target at most 52 KB)`,
+  );
   const overheads = OVERHEAD_RATES.map((rate) => {
     const control = find('fake provider directly (control)', rate).latency;
     const ours = find('gateway, free path', rate).latency;
@@ -255,7 +320,10 @@ function report(rows: Row[], sweeps: QuoteSweep[], extra: { gatewayRssMb: number
   });
   console.log('\ngateway overhead = latency through the gateway minus latency of the fake called directly, per percentile; /v1/messages against chat: at most 1.10');
   console.table(overheads);
-  console.log(`\npeak RSS: gateway ${extra.gatewayRssMb?.toFixed(0)} MB, Portkey ${extra.portkeyRssMb?.toFixed(0)} MB`);
+  console.log(
+    `\npeak RSS: gateway ${extra.gatewayRssMb?.toFixed(0)} MB (target at most 250), Portkey ${extra.portkeyRssMb?.toFixed(0)} MB, floor ${extra.floorRssMb?.toFixed(0)} MB; ` +
+      `an idle gateway on the embedded defaults (PGlite) ${extra.idleRssMb.toFixed(0)} MB`,
+  );
   console.log(
     `\n402 quote, offered rate swept until p99 > ${Math.max(...SWEEP_P99_LIMITS_MS)} ms, PostgreSQL + Redis; one worker on CPU ${extra.cpus.server}, two on every core beside the load generator`,
   );

@@ -5,7 +5,9 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule, type GatewayOptions } from './app.module';
 import type { GatewayConfig } from './config/gateway-config';
 import type { ConfigNotice } from './config/load-config';
+import type { NextFunction, Request, Response } from 'express';
 import { ConnectionGate } from './http/connection-gate';
+import { EdgeChainMiddleware } from './http/edge-chain.middleware';
 import { ConnectionTurns } from './http/connection-turns';
 import { GatewayHttpAdapter } from './http/gateway-http-adapter';
 import { InFlightRequests } from './core/in-flight-requests';
@@ -69,6 +71,9 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   });
   const logger = app.get(RootLogger).pino;
   app.useLogger(new NestLogger(logger));
+  // Before the routes, which Nest adds at listen(): every request, unknown routes included, crosses the edge first.
+  const edge = app.get(EdgeChainMiddleware);
+  app.use((req: Request, res: Response, next: NextFunction) => edge.use(req, res, next));
   app.get(OpenApiDocument).attach(app);
   app.get(ConnectionGate).attach(app.getHttpServer() as Server);
   app.get(ConnectionTurns).attach(app.getHttpServer() as Server);

@@ -13,9 +13,10 @@ export function startFakeProvider(port: number, cpu: number | null): Promise<Sta
 /**
  * The gateway's built entry point as a process on `port` (pinned to `cpu`, or free to use every
  * core with null), its OpenAI and NVIDIA providers pointed at the fake and every rate limit raised
- * for the run. Storage is off unless `env` carries a DATABASE_URL (GW_WORKERS above 1 needs one).
+ * for the run. Storage is off unless `env` carries a DATABASE_URL (GW_WORKERS above 1 needs one) or
+ * a GW_DATA_DIR (the embedded PGlite there).
  */
-export function startBenchGateway(port: number, fakePort: number, cpu: number | null, env: Record<string, string>): Promise<Started> {
+export function startBenchGateway(port: number, fakePort: number, cpu: number | null, env: Record<string, string>, nodeArgs: string[] = []): Promise<Started> {
   const fake = `http://127.0.0.1:${fakePort}/v1`;
   return startPinned(
     join(DIST, 'src/main.js'),
@@ -26,7 +27,7 @@ export function startBenchGateway(port: number, fakePort: number, cpu: number | 
       ...env,
       HOST: '127.0.0.1',
       PORT: String(port),
-      ...(env.DATABASE_URL ? {} : { GW_STORAGE: 'none' }),
+      ...(env.DATABASE_URL || env.GW_DATA_DIR ? {} : { GW_STORAGE: 'none' }),
       GW_OPENAI_BASE_URL: fake,
       GW_NVIDIA_BASE_URL: fake,
       GW_FREE_TIER_RATE_LIMIT: '100000000',
@@ -39,5 +40,12 @@ export function startBenchGateway(port: number, fakePort: number, cpu: number | 
     },
     cpu,
     `http://127.0.0.1:${port}/health/live`,
+    [],
+    nodeArgs,
   );
+}
+
+/** The bench's floor (bench/floor/floor-proxy.ts): bare Nest on Express proxying chat to the fake with undici. */
+export function startFloorProxy(port: number, fakePort: number, cpu: number | null): Promise<Started> {
+  return startPinned(join(DIST, 'bench/floor/floor-proxy.js'), { PORT: String(port), UPSTREAM: `http://127.0.0.1:${fakePort}` }, cpu, `http://127.0.0.1:${port}/`);
 }

@@ -1,25 +1,47 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 // The tests' helper under the name the benchmarks use: they listen on the port, not probe it.
 
 export interface Started {
   child: ChildProcess;
+  /** The process's CPU, allocation and RSS so far (meter.ts, loaded into every process started here). */
+  meter(): Promise<MeterReading>;
   stop(): Promise<void>;
 }
+
+export interface MeterReading {
+  /** User and system CPU so far (`process.cpuUsage`). */
+  cpuMicros: number;
+  /** Bytes allocated on the V8 heap so far. */
+  allocatedBytes: number;
+  rssBytes: number;
+}
+
+/** What a process cost per request between two readings: CPU in ms and allocation in KB. */
+export function perRequest(before: MeterReading, after: MeterReading, requests: number): { cpuMs: number; allocKb: number } {
+  return { cpuMs: (after.cpuMicros - before.cpuMicros) / 1000 / requests, allocKb: (after.allocatedBytes - before.allocatedBytes) / 1024 / requests };
+}
+
+const METER = join(__dirname, 'meter.js');
 
 /**
  * Starts `node <script>` pinned to a CPU with taskset (the processes under test must not share a
  * core with the load generator), or on every core with `cpu` null (a server of several processes),
  * resolving once `readyUrl` answers any HTTP status. Output is
- * discarded: an access log piped back would cost the load generator's core.
+ * discarded: an access log piped back would cost the load generator's core. `nodeArgs` go to node
+ * itself (`--cpu-prof`, which NODE_OPTIONS refuses).
  */
-export async function startPinned(script: string, env: Record<string, string>, cpu: number | null, readyUrl: string, args: string[] = []): Promise<Started> {
-  const command = cpu === null ? process.execPath : 'taskset';
-  const argv = cpu === null ? [script, ...args] : ['-c', String(cpu), process.execPath, script, ...args];
-  const child = spawn(command, argv, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+export async function startPinned(script: string, env: Record<string, string>, cpu: number | null, readyUrl: string, args: string[] = [], nodeArgs: string[] = []): Promise<Started> {
+  const meterDir = mkdtempSync(join(tmpdir(), 'bench-meter-'));
+  const meterFile = join(meterDir, 'readings');
+  const node = [process.execPath, ...nodeArgs, '--require', METER, script, ...args];
+  const [command, ...argv] = cpu === null ? node : ['taskset', '-c', String(cpu), ...node];
+  const child = spawn(command, argv, { env: { ...process.env, ...env, BENCH_METER_FILE: meterFile }, stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${script} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
@@ -29,13 +51,34 @@ export async function startPinned(script: string, env: Record<string, string>, c
   }
   return {
     child,
+    meter: () => readMeter(child, meterFile),
     stop: async () => {
       // Already gone (by exit or by signal): its 'exit' has fired and would never fire again.
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await once(child, 'exit');
+      }
+      rmSync(meterDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Asks the process for a reading (SIGUSR2) and waits for its line. */
+async function readMeter(child: ChildProcess, file: string): Promise<MeterReading> {
+  const lines = (): string[] => {
+    try {
+      return readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  const before = lines().length;
+  child.kill('SIGUSR2');
+  for (const deadline = Date.now() + 5_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 5))) {
+    const now = lines();
+    if (now.length > before) return JSON.parse(now[before]) as MeterReading;
+  }
+  throw new Error(`no meter reading from process ${child.pid} within 5 s`);
 }
 
 async function answers(url: string): Promise<boolean> {

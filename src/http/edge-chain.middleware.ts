@@ -8,9 +8,11 @@ import { RequestContextMiddleware } from './request-context.middleware';
 import { RequestTimeoutMiddleware } from './request-timeout.middleware';
 
 /**
- * The edge's middleware run as one Nest middleware, in order. Nest wraps each middleware it mounts
- * in its own Express layer and proxy; on a request path that costs as much as the work itself, so
- * the steps are chained here instead (measured here: about 0.2 ms of CPU per request saved). The
+ * The edge's middleware run as one, in order, mounted by gateway.ts as one plain Express
+ * middleware in front of the routes. Nest wraps each middleware it mounts in its own Express layer
+ * and proxy (about 0.2 ms of CPU per request for six, measured here); even one, mounted by Nest,
+ * is a catch-all route for every HTTP method whose wildcard match splits and decodes each path
+ * (docs/performance.md, "The CPU floor"). The
  * body is read before the concurrency slot and the request timeout are taken, so a client that
  * sends it slowly holds neither (docs/decisions.md, "Slow clients hold nothing").
  */

@@ -22,7 +22,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     if (req.gw?.signal.aborted && (res.writableEnded || res.destroyed)) {
       // The request already ended (timed out and answered, or its client left): this is its abandoned work failing late.
-      this.logger.debug({ err: exception }, 'error after the request ended');
+      this.logger.debug({ err: exception, ...req.gw.logIds }, 'error after the request ended');
       return;
     }
     if (exception instanceof VerbatimResponse && !res.headersSent) {
@@ -32,7 +32,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     }
     let error = asGatewayError(exception, req.method, requestPath(req));
     if (!error) {
-      this.logger.error({ err: exception }, 'unhandled error');
+      this.logger.error({ err: exception, ...req.gw?.logIds }, 'unhandled error');
       error = new GatewayError('server.internal_error', INTERNAL_ERROR_MESSAGE);
     }
     failResponse(res, error, req.gw?.receiptPath ?? null);

@@ -1,4 +1,4 @@
-import { Global, Module, RequestMethod, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { APP_PIPE } from '@nestjs/core';
 import { RateLimitsModule } from '../modules/rate-limits/rate-limits.module';
 import { AdminTokenThrottle } from './admin-token';
@@ -18,8 +18,8 @@ import { RequestTimeoutMiddleware } from './request-timeout.middleware';
 /**
  * The edge every request crosses, in this order, after the access logger: context (request id,
  * security headers, cancellation), metrics, CORS, in-flight tracking, the route's JSON body,
- * concurrency cap, timeout. Being Nest middleware on every path, it also runs for unknown routes,
- * so their 404 gets the same headers. Bodies typed as DTO classes are validated by one global pipe.
+ * concurrency cap, timeout (EdgeChainMiddleware, mounted by gateway.ts in front of every route, so
+ * unknown routes' 404 gets the same headers). Bodies typed as DTO classes are validated by one global pipe.
  * Global, for the admin token's throttle that every admin guard and /health share.
  */
 @Global()
@@ -40,11 +40,8 @@ import { RequestTimeoutMiddleware } from './request-timeout.middleware';
     ConcurrencyLimitMiddleware,
     RequestTimeoutMiddleware,
     JsonBodyMiddleware,
+    EdgeChainMiddleware,
     { provide: APP_PIPE, useFactory: dtoValidationPipe },
   ],
 })
-export class HttpEdgeModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(EdgeChainMiddleware).forRoutes({ path: '*', method: RequestMethod.ALL });
-  }
-}
+export class HttpEdgeModule {}

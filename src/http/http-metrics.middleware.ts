@@ -2,12 +2,6 @@ import { Injectable, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { HttpMetrics } from './http-metrics';
 
-/**
- * Nest mounts middleware as Express routes on this catch-all pattern; when no controller route
- * matched, `req.route` is still this one.
- */
-const MIDDLEWARE_ROUTE = '/{*path}';
-
 /** Records every request when its response closes, whoever answered it (handler, edge or filter). */
 @Injectable()
 export class HttpMetricsMiddleware implements NestMiddleware {
@@ -18,7 +12,7 @@ export class HttpMetricsMiddleware implements NestMiddleware {
     res.once('close', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route: unknown = req.route?.path;
-      const label = typeof route === 'string' && route !== MIDDLEWARE_ROUTE ? route : 'unmatched';
+      const label = typeof route === 'string' ? route : 'unmatched';
       this.metrics.observe(req.method, label, res.statusCode, seconds, req.gw.timing);
     });
     next();

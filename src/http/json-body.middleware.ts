@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import { Injectable, type NestMiddleware } from '@nestjs/common';
 import { parse as parseContentType } from 'content-type';
 import type { NextFunction, Request, Response } from 'express';
@@ -94,8 +93,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
     const refusal = headerRefusal(req, path, limit.bytes, declared);
     if (refusal) return refuse(refusal);
     sendContinue(req, res);
-    // The body's events run in the socket's async context: the request's own (its log bindings) is carried over to what follows.
-    this.read(req, res, limit, AsyncResource.bind(next));
+    this.read(req, res, limit, next);
   }
 
   private read(req: Request, res: Response, limit: BodyBound, next: NextFunction): void {
@@ -119,7 +117,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
       }
       // A body that finished arriving after its client left must not reach a handler.
       if (req.gw.signal.aborted) return next(req.gw.signal.reason);
-      const body = parseJson(Buffer.concat(chunks, received));
+      const body = parseJson(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received));
       if (body instanceof GatewayError) return next(body);
       req.rawBody = body.raw;
       req.body = body.value;

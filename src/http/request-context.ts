@@ -2,6 +2,12 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { StageTiming } from '../core/stage-timing';
 
+/** The ids on a log line about a request. */
+export interface RequestLogIds {
+  request_id: string;
+  client_request_id?: string;
+}
+
 /** Why a request's work was cancelled when the client went away first. */
 export class ClientDisconnected extends Error {
   override name = 'ClientDisconnected';
@@ -26,7 +32,18 @@ export class RequestContext {
     readonly id: string,
     /** The client's address: the TCP peer, or what a trusted PROXY header said (src/http/connection-gate.ts); X-Forwarded-For is never trusted. */
     readonly clientAddress: string,
+    /** The client's own X-Request-Id, when it is a plain token: logged beside ours. */
+    readonly clientRequestId?: string,
   ) {}
+
+  /**
+   * The ids a line logged about this request carries, as its access line does. Passed, not bound:
+   * a per-request AsyncLocalStorage costs every promise of every request a hook (docs/performance.md,
+   * "The CPU floor"), for the few lines written about a request.
+   */
+  get logIds(): RequestLogIds {
+    return this.clientRequestId === undefined ? { request_id: this.id } : { request_id: this.id, client_request_id: this.clientRequestId };
+  }
 
   get signal(): AbortSignal {
     return this.#controller.signal;
@@ -65,7 +82,7 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** The path without the query string (Nest's middleware mount rewrites `req.url`). */
+/** The path without the query string, as the client sent it (a router mounted on a path rewrites `req.url`). */
 export function requestPath(req: Request): string {
   const url = req.originalUrl;
   const query = url.indexOf('?');

@@ -2,7 +2,6 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import type { GatewayConfig } from '../config/gateway-config';
 import { logFormat, type LogFormat } from './log-format';
 import { prettyDestination } from './pretty-log-line';
-import { requestLogContext } from './request-log-context';
 
 /**
  * Defence in depth: nothing logs headers or configuration objects, but should one reach a log
@@ -23,7 +22,8 @@ const REDACTED_PATHS = [
 /**
  * The process's one pino logger, at GW_LOG_LEVEL, writing to `destination` (a capture in tests)
  * or else to stdout in the format log-format.ts picks: JSON lines, or the human form at a
- * development terminal. Lines written during a request carry its ids through the mixin.
+ * development terminal. A line about a request carries its ids because its writer passes them
+ * (RequestContext.logIds); the access line is written by access-log.ts.
  * Redaction runs here, in pino, before any destination sees a line, so the human format cannot
  * show what JSON would have censored.
  */
@@ -32,9 +32,6 @@ export function createRootLogger(config: GatewayConfig, destination?: Destinatio
     level: config.logLevel,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     serializers: { err: pino.stdSerializers.err },
-    // A copy: pino's default merge strategy Object.assigns each line's fields into the object the
-    // mixin returns, which, were it the request's store, would carry them into its later lines.
-    mixin: () => ({ ...requestLogContext.getStore() }),
   };
   return pino(options, destination ?? stdoutDestination(logFormat({ env: config.env, isTty: process.stdout.isTTY === true, override: config.logFormat })));
 }

@@ -1,4 +1,4 @@
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, errors, type Dispatcher } from 'undici';
 import type { ProviderName } from '../../../modules/providers/domain/provider-name';
 import { UpstreamError } from '../../../modules/providers/domain/upstream-error';
 import { redactSecrets } from './secret-redaction';
@@ -20,6 +20,8 @@ export type UpstreamResponse = Dispatcher.ResponseData;
  */
 export class UpstreamHttp {
   private readonly agent: Agent;
+  /** Each provider's headers (a stable object) with the two every call sends, merged once. */
+  private readonly merged = new WeakMap<Record<string, string>, Record<string, string>>();
 
   constructor(timeouts: UpstreamTimeouts) {
     this.agent = new Agent({
@@ -37,13 +39,9 @@ export class UpstreamHttp {
   async postJson(provider: ProviderName, url: string, headers: Record<string, string>, body: unknown, signal: AbortSignal): Promise<UpstreamResponse> {
     let response: UpstreamResponse;
     try {
-      response = await request(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-        body: JSON.stringify(body),
-        signal,
-        dispatcher: this.agent,
-      });
+      // The agent's own request: undici's top-level `request(url)` builds a URL object per call to find the origin.
+      const { origin, path } = splitUrl(url);
+      response = await this.agent.request({ origin, path, method: 'POST', headers: this.headersFor(headers), body: JSON.stringify(body), signal });
     } catch (err) {
       throw upstreamFailure(provider, err, signal);
     }
@@ -51,9 +49,24 @@ export class UpstreamHttp {
     throw statusError(provider, response, await bodyExcerpt(response, credentials(headers)));
   }
 
+  private headersFor(headers: Record<string, string>): Record<string, string> {
+    let merged = this.merged.get(headers);
+    if (!merged) {
+      merged = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers };
+      this.merged.set(headers, merged);
+    }
+    return merged;
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/** `http://host:port/base/path?query` as undici's origin and path; the base URLs are absolute (config checks them). */
+export function splitUrl(url: string): { origin: string; path: string } {
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  return slash === -1 ? { origin: url, path: '/' } : { origin: url.slice(0, slash), path: url.slice(slash) };
 }
 
 /**

@@ -195,7 +195,7 @@ export class A2ATasks {
     let answered: { completion: ChatCompletion; candidate: PricedCandidate };
     try {
       const signal = AbortSignal.timeout(this.config.a2a.serveMs);
-      const { index, reply } = await this.dispatcher.dispatch(dispatchTargets(candidates, plan.request, false), signal);
+      const { index, reply } = await this.dispatcher.dispatch(dispatchTargets(candidates, plan.request, false), signal, caller.requestId);
       if (reply.kind !== 'json') throw new GatewayError('upstream.unusable_response', 'the provider answered a stream to a JSON request');
       answered = { completion: reply.completion, candidate: candidates[index] };
       // There is an answer to deliver: an escrow deposit's claim becomes owed now (an exact payment was broadcast before serving).

@@ -67,7 +67,7 @@ export class A2AController {
       // A limit's refusal is HTTP's own 429 with its headers (spec 7: tasks/get may answer 429).
       if (err instanceof GatewayError && err.type === 'rate_limit_exceeded') throw err;
       if (err instanceof GatewayError) return failure(id, A2A_ERRORS.internal, err.message, { reason: err.code, retryable: true });
-      this.logger.error({ err }, 'a2a call failed');
+      this.logger.error({ err, request_id: caller.requestId }, 'a2a call failed');
       return failure(id, A2A_ERRORS.internal, 'internal error', { retryable: true });
     }
   }

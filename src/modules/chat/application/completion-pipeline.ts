@@ -44,10 +44,10 @@ export class CompletionPipeline {
     if (quoteOf(plan).total === 0n) {
       // A profile that routed to a free model: its body was counted in the unpaid budget already.
       const perClient = freeWindow ?? (await this.freeTier.admit(caller.clientAddress, 0));
-      this.inspect(plan);
+      this.inspect(plan, caller);
       return this.free.serve(plan, caller, perClient);
     }
-    this.inspect(plan);
+    this.inspect(plan, caller);
     if (caller.paymentHeader === undefined) return this.paid.quote(plan, caller);
     return this.paid.serve(plan, caller, caller.paymentHeader, attempt ?? (await this.admission.count(caller.clientAddress)));
   }
@@ -69,10 +69,10 @@ export class CompletionPipeline {
     return caller.surface.bareAnthropicIds ? this.planner.withBareAnthropicId(sent) : sent;
   }
 
-  private inspect(plan: ChatPlan): void {
+  private inspect(plan: ChatPlan, caller: CompletionCaller): void {
     const verdict = this.guard.inspect(guardedTexts(plan.request));
     if (!verdict.blocked) return;
-    this.logger.info({ category: verdict.category, rule: verdict.rule }, 'request blocked by the prompt guard');
+    this.logger.info({ request_id: caller.requestId, category: verdict.category, rule: verdict.rule }, 'request blocked by the prompt guard');
     throw new GatewayError('chat.content_blocked', 'Request blocked by content policy');
   }
 }

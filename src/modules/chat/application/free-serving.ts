@@ -63,11 +63,12 @@ export class FreeServing {
     }
 
     // The client leaving or timing out stops a free call; so does the stream cap once it streams.
-    const cap = new AbortController();
+    // Combined only for a stream: AbortSignal.any costs a JSON answer, which the cap never cuts, an allocation of listeners.
+    const cap = request.stream === true ? new AbortController() : null;
     const calling = performance.now();
     let dispatched;
     try {
-      dispatched = await this.dispatcher.dispatch(dispatchTargets(candidates, request, request.stream === true), AbortSignal.any([caller.signal, cap.signal]));
+      dispatched = await this.dispatcher.dispatch(dispatchTargets(candidates, request, request.stream === true), cap ? AbortSignal.any([caller.signal, cap.signal]) : caller.signal, caller.requestId);
     } catch (err) {
       caller.timing.upstream('none', performance.now() - calling);
       throw err;

@@ -42,7 +42,7 @@ export class PaidAnswerSource {
     const calling = performance.now();
     try {
       if (signal.aborted) throw signal.reason;
-      const { index, reply, adjustments } = await this.dispatcher.dispatch(dispatchTargets(candidates, plan.request, true), signal);
+      const { index, reply, adjustments } = await this.dispatcher.dispatch(dispatchTargets(candidates, plan.request, true), signal, caller.requestId);
       const candidate = candidates[index];
       const source =
         reply.kind === 'stream' ? timed(reply.chunks, () => caller.timing.upstream(candidate.model.provider, performance.now() - calling)) : fromArray(completionChunks(reply.completion, true));

@@ -5,6 +5,7 @@ import type { ChatRequest } from '../../providers/domain/chat-request';
 import type { CompletionCaller, CompletionOutcome, CompletionSurface } from '../application/completion-outcome';
 import type { CompletionPipeline } from '../application/completion-pipeline';
 import type { UnpaidBudget } from '../../rate-limits/application/unpaid-budget';
+import { writeJson } from '../../../http/json-response';
 import { sessionId, setDebugHeaders } from './chat-response-headers';
 import { endEventStream, openEventStream, writeEvents, type EventFraming, type EventStreamTimers } from './sse-writer';
 
@@ -76,7 +77,7 @@ export class CompletionEndpoint {
     if (outcome.kind === 'quote') {
       if (debugStartedAt !== null) setDebugHeaders(res, outcome.plan, debugStartedAt);
       res.setHeader('PAYMENT-REQUIRED', outcome.challenge.header);
-      res.status(402).json(outcome.challenge.body);
+      writeJson(res, 402, outcome.challenge.body);
       return;
     }
     const { served, plan, headers } = outcome;
@@ -84,7 +85,7 @@ export class CompletionEndpoint {
     if (served.fallback) res.setHeader('X-Gw-Fallback', 'true');
     if (debugStartedAt !== null) setDebugHeaders(res, plan, debugStartedAt, served, outcome.paymentStatus ?? undefined);
     if (served.body.kind === 'json') {
-      res.status(200).json(this.codec.answer(served.body.completion));
+      writeJson(res, 200, this.codec.answer(served.body.completion));
       return;
     }
     openEventStream(res);

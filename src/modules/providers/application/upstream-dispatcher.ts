@@ -43,7 +43,8 @@ export class UpstreamDispatcher {
     logger.setContext(UpstreamDispatcher.name);
   }
 
-  async dispatch(targets: readonly DispatchTarget[], signal: AbortSignal): Promise<Dispatched> {
+  /** `requestId`: the request (or task's call) the attempts serve, named on each failure's log line. */
+  async dispatch(targets: readonly DispatchTarget[], signal: AbortSignal, requestId: string): Promise<Dispatched> {
     let configured = false;
     let refusal: UpstreamError | null = null;
     let lastFailure: UpstreamError | undefined;
@@ -54,13 +55,13 @@ export class UpstreamDispatcher {
       for (let attempt = 0; attempt < 2; attempt++) {
         if (!entry.breaker.tryAcquire()) break;
         try {
-          return { index, reply: await this.start(entry, target.call, signal), adjustments: () => entry.provider.adjustments(target.call) };
+          return { index, reply: await this.start(entry, target.call, signal, requestId), adjustments: () => entry.provider.adjustments(target.call) };
         } catch (err) {
           if (signal.aborted || !(err instanceof UpstreamError)) {
             entry.breaker.abandoned();
             throw signal.aborted ? signal.reason : err;
           }
-          this.attemptFailed(err, target.call.upstreamModel, 'before the first chunk');
+          this.attemptFailed(err, target.call.upstreamModel, requestId, 'before the first chunk');
           lastFailure = err;
           if (err.kind === 'bad_response') {
             // Not shopped around. A malformed answer counts against the provider; a 4xx refusing
@@ -85,10 +86,11 @@ export class UpstreamDispatcher {
    * One warn line per failed attempt, with what the provider said (docs/decisions.md, "Upstream
    * failures in the log"): the excerpt was redacted when it was read, and the message names no key.
    */
-  private attemptFailed(err: UpstreamError, upstreamModel: string, when: string): void {
+  private attemptFailed(err: UpstreamError, upstreamModel: string, requestId: string, when: string): void {
     this.metrics.upstreamFailed(err.provider, err.kind);
     this.logger.warn(
       {
+        request_id: requestId,
         provider: err.provider,
         model: upstreamModel,
         kind: err.kind,
@@ -101,7 +103,7 @@ export class UpstreamDispatcher {
     );
   }
 
-  private async start(entry: RegisteredProvider, call: UpstreamCall, signal: AbortSignal): Promise<StartedReply> {
+  private async start(entry: RegisteredProvider, call: UpstreamCall, signal: AbortSignal, requestId: string): Promise<StartedReply> {
     const reply = await entry.provider.send(call, signal);
     if (reply.kind === 'json') {
       entry.breaker.succeeded();
@@ -111,7 +113,7 @@ export class UpstreamDispatcher {
     const first = await iterator.next();
     // A stream with no chunk at all is not an answer; nothing was sent yet, so it is refused here.
     if (first.done) throw new UpstreamError(entry.provider.name, 'bad_response', `${entry.provider.name} sent an empty stream`);
-    return { kind: 'stream', chunks: watched(first, iterator, entry, (err) => this.attemptFailed(err, call.upstreamModel, 'mid-stream')) };
+    return { kind: 'stream', chunks: watched(first, iterator, entry, (err) => this.attemptFailed(err, call.upstreamModel, requestId, 'mid-stream')) };
   }
 }
 

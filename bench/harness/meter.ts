@@ -1,0 +1,34 @@
+/**
+ * Loaded into a process under test with `node --require dist/bench/harness/meter.js`: on each
+ * SIGUSR2 it appends one JSON line to BENCH_METER_FILE with the process's CPU so far
+ * (`process.cpuUsage`, user and system, microseconds), the bytes it has allocated on the V8 heap
+ * so far and its resident memory. The bench takes a line before and after a scenario and divides
+ * the differences by the requests sent (meter-client.ts).
+ *
+ * V8 keeps no running total of allocation, so one is built: what the heap held at each collection's
+ * start, less what it held after the one before, summed (v8.GCProfiler reports both sizes of every
+ * collection), plus the growth since the last. Bench-only: nothing in src/ loads it.
+ */
+import { appendFileSync } from 'node:fs';
+import { GCProfiler, getHeapStatistics } from 'node:v8';
+
+const file = process.env.BENCH_METER_FILE;
+if (file) {
+  let allocated = 0;
+  let mark = getHeapStatistics().used_heap_size;
+  let profiler = new GCProfiler();
+  profiler.start();
+  process.on('SIGUSR2', () => {
+    for (const gc of profiler.stop()?.statistics ?? []) {
+      allocated += gc.beforeGC.heapStatistics.usedHeapSize - mark;
+      mark = gc.afterGC.heapStatistics.usedHeapSize;
+    }
+    const used = getHeapStatistics().used_heap_size;
+    allocated += used - mark;
+    mark = used;
+    profiler = new GCProfiler();
+    profiler.start();
+    const { user, system } = process.cpuUsage();
+    appendFileSync(file, `${JSON.stringify({ cpuMicros: user + system, allocatedBytes: allocated, rssBytes: process.memoryUsage.rss() })}\n`);
+  });
+}
