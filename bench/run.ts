@@ -118,8 +118,8 @@ async function main(): Promise<void> {
   type Side = [string, Omit<LoadSpec, 'durationMs'>, Started];
   const measureInTurns = async (a: Side, b: Side): Promise<void> => {
     const turns = new Map<string, { results: LoadResult[]; spent: MeterReading }>([
-      [a[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0 } }],
-      [b[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0 } }],
+      [a[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0 } }],
+      [b[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0 } }],
     ]);
     const order = Array.from({ length: Math.max(1, Math.round(TURNS_TOTAL_MS / (2 * TURN_MS))) }, () => [a, b, b, a]).flat();
     for (const [scenario, spec, server] of order) {
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
       spent.cpuMicros += after.cpuMicros - before.cpuMicros;
       spent.allocatedBytes += after.allocatedBytes - before.allocatedBytes;
     }
-    const zero = { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0 };
+    const zero = { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0 };
     for (const [scenario, spec] of [a, b]) {
       const { results, spent } = turns.get(scenario) as { results: LoadResult[]; spent: MeterReading };
       record(
@@ -321,8 +321,8 @@ function report(
   console.log('\ngateway overhead = latency through the gateway minus latency of the fake called directly, per percentile; /v1/messages against chat: at most 1.10');
   console.table(overheads);
   console.log(
-    `\npeak RSS: gateway ${extra.gatewayRssMb?.toFixed(0)} MB (target at most 250), Portkey ${extra.portkeyRssMb?.toFixed(0)} MB, floor ${extra.floorRssMb?.toFixed(0)} MB; ` +
-      `an idle gateway on the embedded defaults (PGlite) ${extra.idleRssMb.toFixed(0)} MB`,
+    `\npeak RSS: gateway ${extra.gatewayRssMb?.toFixed(0)} MB, Portkey ${extra.portkeyRssMb?.toFixed(0)} MB, floor ${extra.floorRssMb?.toFixed(0)} MB (the gateway's target: at most 250); ` +
+      `an idle gateway on the embedded defaults (PGlite, a new data directory) ${extra.idleRssMb.toFixed(0)} MB`,
   );
   console.log(
     `\n402 quote, offered rate swept until p99 > ${Math.max(...SWEEP_P99_LIMITS_MS)} ms, PostgreSQL + Redis; one worker on CPU ${extra.cpus.server}, two on every core beside the load generator`,

@@ -2,7 +2,8 @@
  * Loaded into a process under test with `node --require dist/bench/harness/meter.js`: on each
  * SIGUSR2 it appends one JSON line to BENCH_METER_FILE with the process's CPU so far
  * (`process.cpuUsage`, user and system, microseconds), the bytes it has allocated on the V8 heap
- * so far and its resident memory. The bench takes a line before and after a scenario and divides
+ * so far, its resident memory, and, since the reading before, its longest collection pause and its
+ * number of full collections. The bench takes a line before and after a scenario and divides
  * the differences by the requests sent (meter-client.ts).
  *
  * V8 keeps no running total of allocation, so one is built: what the heap held at each collection's
@@ -19,9 +20,14 @@ if (file) {
   let profiler = new GCProfiler();
   profiler.start();
   process.on('SIGUSR2', () => {
+    // The collections since the last reading: the longest pause, and how many were full (mark-compact) ones.
+    let longestPauseMs = 0;
+    let fullCollections = 0;
     for (const gc of profiler.stop()?.statistics ?? []) {
       allocated += gc.beforeGC.heapStatistics.usedHeapSize - mark;
       mark = gc.afterGC.heapStatistics.usedHeapSize;
+      longestPauseMs = Math.max(longestPauseMs, gc.cost / 1000);
+      if (gc.gcType === 'MarkSweepCompact') fullCollections += 1;
     }
     const used = getHeapStatistics().used_heap_size;
     allocated += used - mark;
@@ -29,6 +35,6 @@ if (file) {
     profiler = new GCProfiler();
     profiler.start();
     const { user, system } = process.cpuUsage();
-    appendFileSync(file, `${JSON.stringify({ cpuMicros: user + system, allocatedBytes: allocated, rssBytes: process.memoryUsage.rss() })}\n`);
+    appendFileSync(file, `${JSON.stringify({ cpuMicros: user + system, allocatedBytes: allocated, rssBytes: process.memoryUsage.rss(), longestPauseMs, fullCollections })}\n`);
   });
 }

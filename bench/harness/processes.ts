@@ -20,6 +20,9 @@ export interface MeterReading {
   /** Bytes allocated on the V8 heap so far. */
   allocatedBytes: number;
   rssBytes: number;
+  /** Since the reading before: the longest garbage-collection pause (ms) and the full (mark-compact) collections. */
+  longestPauseMs: number;
+  fullCollections: number;
 }
 
 /** What a process cost per request between two readings: CPU in ms and allocation in KB. */

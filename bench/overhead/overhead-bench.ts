@@ -1,5 +1,5 @@
 /**
- * `npm run bench:overhead [-- --quick] [-- --rates=200,600]`: the free path's cost against its floor
+ * `npm run bench:overhead [-- --quick] [-- --rates=200,600] [-- --node-args=--flag,...]`: the free path's cost against its floor
  * (docs/performance.md). The fake OpenAI-compatible provider called directly, through the bare Nest
  * proxy (bench/floor) and through the gateway, at each rate, open loop; for the two servers, the CPU
  * and heap allocation per request (meter.ts) and the latency over the control's, per percentile.
@@ -14,6 +14,12 @@ import { cpuPlan, perRequest, pinSelf, type Started } from '../harness/processes
 
 const quick = process.argv.includes('--quick');
 const DURATION_MS = quick ? 3_000 : 10_000;
+/** `--node-args=--max-semi-space-size=32,...`: flags for the gateway's node, to try a V8 setting against the same floor. */
+const GATEWAY_NODE_ARGS =
+  process.argv
+    .find((arg) => arg.startsWith('--node-args='))
+    ?.slice('--node-args='.length)
+    .split(',') ?? [];
 const RATES = (process.argv.find((arg) => arg.startsWith('--rates='))?.slice('--rates='.length) ?? '200,600,1000').split(',').map(Number);
 
 async function main(): Promise<void> {
@@ -21,7 +27,7 @@ async function main(): Promise<void> {
   pinSelf(cpus.client);
   const [fakePort, gatewayPort, floorPort, closedRpc] = await Promise.all([closedPort(), closedPort(), closedPort(), closedPort()]);
   const fake = await startFakeProvider(fakePort, cpus.client);
-  const gateway = await startBenchGateway(gatewayPort, fakePort, cpus.server, { GW_SOLANA_RPC_URL: `http://127.0.0.1:${closedRpc}`, GW_CACHE_TTL_SECS: '0' });
+  const gateway = await startBenchGateway(gatewayPort, fakePort, cpus.server, { GW_SOLANA_RPC_URL: `http://127.0.0.1:${closedRpc}`, GW_CACHE_TTL_SECS: '0' }, GATEWAY_NODE_ARGS);
   const floor = await startFloorProxy(floorPort, fakePort, cpus.server);
   const messages = [{ role: 'user', content: 'Benchmark prompt: say hello.' }];
   const direct = { origin: `http://127.0.0.1:${fakePort}`, path: '/v1/chat/completions', body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages }), headers: { authorization: 'Bearer bench' } };
@@ -53,6 +59,8 @@ async function main(): Promise<void> {
           'CPU ms/req': cpuMs.toFixed(3),
           'alloc KB/req': allocKb.toFixed(1),
           'RSS MB': (after.rssBytes / 1024 / 1024).toFixed(0),
+          'longest GC pause ms': after.longestPauseMs.toFixed(1),
+          'full GCs': after.fullCollections,
         });
       }
     }

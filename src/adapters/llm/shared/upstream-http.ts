@@ -40,7 +40,7 @@ export class UpstreamHttp {
     let response: UpstreamResponse;
     try {
       // The agent's own request: undici's top-level `request(url)` builds a URL object per call to find the origin.
-      const { origin, path } = splitUrl(url);
+      const { origin, path } = originAndPath(url);
       response = await this.agent.request({ origin, path, method: 'POST', headers: this.headersFor(headers), body: JSON.stringify(body), signal });
     } catch (err) {
       throw upstreamFailure(provider, err, signal);
@@ -63,10 +63,20 @@ export class UpstreamHttp {
   }
 }
 
-/** `http://host:port/base/path?query` as undici's origin and path; the base URLs are absolute (config checks them). */
-export function splitUrl(url: string): { origin: string; path: string } {
-  const slash = url.indexOf('/', url.indexOf('//') + 2);
-  return slash === -1 ? { origin: url, path: '/' } : { origin: url.slice(0, slash), path: url.slice(slash) };
+/** Past this many distinct URLs the cache of their origins and paths starts over (providers post to a handful; Gemini's carry the model). */
+const MAX_PARSED_URLS = 256;
+const parsedUrls = new Map<string, { origin: string; path: string }>();
+
+/** A URL as undici's origin and path, parsed as undici would (WHATWG URL: `..` resolved, spaces escaped), once per URL. */
+export function originAndPath(url: string): { origin: string; path: string } {
+  let parsed = parsedUrls.get(url);
+  if (!parsed) {
+    const { origin, pathname, search } = new URL(url);
+    parsed = { origin, path: pathname + search };
+    if (parsedUrls.size >= MAX_PARSED_URLS) parsedUrls.clear();
+    parsedUrls.set(url, parsed);
+  }
+  return parsed;
 }
 
 /**

@@ -105,11 +105,11 @@ export class EscrowDeposits extends PaymentScheme {
     if (accepted.escrowProgramId !== undefined && accepted.escrowProgramId !== terms.programId) throw paymentErrors.unverifiable();
     const offered = BigInt(accepted.amount);
     if (offered < context.quote) throw paymentErrors.insufficient(offered, context.quote);
-    const deposit = this.verify(scheme.depositTx, { agent: scheme.agentPubkey, serviceId: scheme.serviceId, quote: context.quote });
+    const deposit = this.verify(scheme.depositTx, { agent: scheme.agentPubkey, serviceId: scheme.serviceId, quote: context.quote }, context.requestId);
     if (await deps.claims.isBarred(deposit.agent)) throw paymentErrors.escrowBarred(deposit.agent);
     if (await this.replay.seen(deposit.replayKey)) throw paymentErrors.replayed(deposit.replayKey);
     const rateLimit = await this.rateLimit.admitWallet(deposit.agent);
-    await this.checkOnChain(deposit, chain);
+    await this.checkOnChain(deposit, chain, context.requestId);
     if (context.budgetedPayers === 'refuse' && (await this.budgets.isBudgeted(deposit.agent))) throw paymentErrors.budgetedPayer(deposit.agent);
 
     // Its claim's fee is counted now, against the bound, so deposits accepted together cannot pass it together.
@@ -143,7 +143,7 @@ export class EscrowDeposits extends PaymentScheme {
     return receipt;
   }
 
-  private verify(transaction: string, payload: { agent: string; serviceId: string; quote: bigint }): VerifiedDeposit {
+  private verify(transaction: string, payload: { agent: string; serviceId: string; quote: bigint }, requestId: string): VerifiedDeposit {
     const { terms, chain } = this;
     if (!terms || !chain) throw paymentErrors.escrowNotAccepted();
     try {
@@ -157,27 +157,27 @@ export class EscrowDeposits extends PaymentScheme {
       });
     } catch (err) {
       if (!(err instanceof PaymentRejection)) throw err;
-      this.logger.info({ reason: err.reason, detail: err.message }, 'escrow deposit refused');
+      this.logger.info({ request_id: requestId, reason: err.reason, detail: err.message }, 'escrow deposit refused');
       throw paymentErrors.unverifiable();
     }
   }
 
   /** The slot (for the expiry window), the escrow account (it must not exist yet) and a simulation, in one round trip. */
-  private async checkOnChain(deposit: VerifiedDeposit, chain: EscrowChain): Promise<void> {
+  private async checkOnChain(deposit: VerifiedDeposit, chain: EscrowChain, requestId: string): Promise<void> {
     let slot: bigint;
     let exists: boolean;
     let simulation: Awaited<ReturnType<EscrowChain['simulateDeposit']>>;
     try {
       [slot, exists, simulation] = await Promise.all([this.paymentChain.slot(), chain.escrowExists(deposit.escrow), chain.simulateDeposit(deposit.prepared.signedTransaction)]);
     } catch (err) {
-      this.logger.warn({ err }, 'solana rpc unavailable while checking an escrow deposit');
+      this.logger.warn({ err, request_id: requestId }, 'solana rpc unavailable while checking an escrow deposit');
       throw paymentErrors.chainUnreachable();
     }
     const window = expiryWindow(slot, this.config.http.streamMaxMs);
     if (deposit.expirySlot < window.minSlot || deposit.expirySlot > window.maxSlot) throw paymentErrors.escrowExpiry(deposit.expirySlot, window.minSlot, window.maxSlot);
     if (exists) throw paymentErrors.escrowExists();
     if (!simulation.ok) {
-      this.logger.info({ reason: simulation.reason, detail: simulation.detail }, 'escrow deposit simulation failed');
+      this.logger.info({ request_id: requestId, reason: simulation.reason, detail: simulation.detail }, 'escrow deposit simulation failed');
       throw { 'insufficient-funds': paymentErrors.unfunded, 'blockhash-expired': paymentErrors.expired, failed: paymentErrors.unverifiable }[simulation.reason]();
     }
   }

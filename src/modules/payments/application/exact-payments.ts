@@ -64,7 +64,7 @@ export class ExactPayments extends PaymentScheme {
   /** An `exact` payment: its offer's terms, then the checks in the order above. */
   async accept(payload: PaymentPayload, context: PaymentContext): Promise<AcceptedPayment> {
     const transaction = this.exactTransaction(payload, context);
-    const transfer = this.verify(transaction, this.challenges.terms.payTo, context.quote, context.durableNonces !== 'refuse');
+    const transfer = this.verify(transaction, this.challenges.terms.payTo, context.quote, context.durableNonces !== 'refuse', context.requestId);
     return this.admit(transfer, transaction, context, this.challenges.terms.payTo);
   }
 
@@ -76,7 +76,7 @@ export class ExactPayments extends PaymentScheme {
   fundingTransfer(transaction: string, funding: { custody: string; agent: string }, minimum: bigint): VerifiedTransfer {
     let transfer: VerifiedTransfer;
     try {
-      transfer = this.verify(transaction, funding.custody, minimum, false);
+      transfer = this.verify(transaction, funding.custody, minimum, false, null);
     } catch (err) {
       const reason = err instanceof GatewayError && err.cause instanceof PaymentRejection ? err.cause.reason : undefined;
       if (reason === 'destination') throw channelErrors.fundingInvalid(`its destination is not the custody wallet's USDC token account (custody ${funding.custody})`);
@@ -98,7 +98,7 @@ export class ExactPayments extends PaymentScheme {
     if (unsponsored) throw unsponsored;
     if (await this.replay.seen(transfer.replayKey)) throw paymentErrors.replayed(transfer.replayKey);
     const rateLimit = await this.rateLimit.admitWallet(transfer.payer);
-    const balance = await this.checkOnChain(transfer, transaction);
+    const balance = await this.checkOnChain(transfer, transaction, context.requestId);
     if (context.budgetedPayers === 'refuse' && (await this.budgets.isBudgeted(transfer.payer))) throw paymentErrors.budgetedPayer(transfer.payer);
 
     const ttl = transfer.nonceAccount === null ? REPLAY_TTL_MS : NONCE_REPLAY_TTL_MS;
@@ -156,7 +156,8 @@ export class ExactPayments extends PaymentScheme {
     return payload.payload.transaction;
   }
 
-  private verify(transaction: string, payTo: string, quote: bigint, durableNonces: boolean): VerifiedTransfer {
+  /** `requestId`: the request paying, named on a refusal's log line (none for a channel's funding, checked before one). */
+  private verify(transaction: string, payTo: string, quote: bigint, durableNonces: boolean, requestId: string | null): VerifiedTransfer {
     const { terms } = this.challenges;
     try {
       return this.chain.verifyTransfer(transaction, {
@@ -167,7 +168,7 @@ export class ExactPayments extends PaymentScheme {
       });
     } catch (err) {
       if (!(err instanceof PaymentRejection)) throw err;
-      this.logger.info({ reason: err.reason }, 'payment transaction refused');
+      this.logger.info({ request_id: requestId ?? undefined, reason: err.reason }, 'payment transaction refused');
       throw paymentErrors.unverifiable(err);
     }
   }
@@ -177,25 +178,25 @@ export class ExactPayments extends PaymentScheme {
    * trip); a short life is the answer even when the simulation failed too. An RPC that cannot
    * answer means the payment cannot be confirmed.
    */
-  private async checkOnChain(transfer: VerifiedTransfer, transaction: string): Promise<BalanceRead> {
+  private async checkOnChain(transfer: VerifiedTransfer, transaction: string, requestId: string): Promise<BalanceRead> {
     try {
-      const [life, balance] = await Promise.allSettled([this.checkLife(transfer), this.readBalance(transfer, transaction)]);
+      const [life, balance] = await Promise.allSettled([this.checkLife(transfer), this.readBalance(transfer, transaction, requestId)]);
       if (life.status === 'rejected') throw life.reason;
       if (balance.status === 'rejected') throw balance.reason;
       return balance.value;
     } catch (err) {
       if (err instanceof GatewayError) throw err;
-      this.logger.warn({ err }, 'solana rpc unavailable while checking a payment');
+      this.logger.warn({ err, request_id: requestId }, 'solana rpc unavailable while checking a payment');
       throw paymentErrors.chainUnreachable();
     }
   }
 
   /** The simulation, after the exposure version, so a debit landing meanwhile is not missed. */
-  private async readBalance(transfer: VerifiedTransfer, transaction: string): Promise<BalanceRead> {
+  private async readBalance(transfer: VerifiedTransfer, transaction: string, requestId: string): Promise<BalanceRead> {
     const version = await this.exposure.version(transfer);
     const simulation = await this.chain.simulate(transaction, { tokenAccount: transfer.source, authority: transfer.payer });
     if (!simulation.ok) {
-      this.logger.info({ reason: simulation.reason, detail: simulation.detail }, 'payment simulation failed');
+      this.logger.info({ request_id: requestId, reason: simulation.reason, detail: simulation.detail }, 'payment simulation failed');
       throw { 'insufficient-funds': paymentErrors.unfunded, 'blockhash-expired': paymentErrors.expired, failed: paymentErrors.unverifiable }[simulation.reason]();
     }
     // Unreadable, the balance is taken to be this payment alone: nothing else may be in flight beside it.

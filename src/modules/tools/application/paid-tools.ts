@@ -31,6 +31,12 @@ export interface WirePrice {
  * An upstream failure becomes the spec's static 502; what went wrong is logged, never shown, and
  * never carries the upstream key (the adapters keep it out of their messages).
  */
+/** The paid request a tool call answers: its signal (the client leaving, the timeout) and its id, named on a failure's log line. */
+export interface ToolRequest {
+  signal: AbortSignal;
+  requestId: string;
+}
+
 @Injectable()
 export class PaidTools {
   constructor(
@@ -41,23 +47,23 @@ export class PaidTools {
     logger.setContext(PaidTools.name);
   }
 
-  async webSearch(input: SearchInput, signal: AbortSignal): Promise<SearchAnswer> {
+  async webSearch(input: SearchInput, { signal, requestId }: ToolRequest): Promise<SearchAnswer> {
     try {
       const results = await this.search.search(input.query, input.maxResults, signal);
       return { query: input.query, results, provider: this.search.provider };
     } catch (err) {
-      throw this.upstreamFailed(err, 'tools.search_provider_error', signal);
+      throw this.upstreamFailed(err, 'tools.search_provider_error', signal, requestId);
     }
   }
 
   /** Answers in request order; a repeated mint answers null on its repeat (spec 2.9). */
-  async tokenPrices(input: PriceInput, signal: AbortSignal): Promise<PriceAnswer> {
+  async tokenPrices(input: PriceInput, { signal, requestId }: ToolRequest): Promise<PriceAnswer> {
     const distinct = [...new Set(input.mints)];
     let known: ReadonlyMap<string, TokenPrice>;
     try {
       known = await this.prices.prices(distinct, signal);
     } catch (err) {
-      throw this.upstreamFailed(err, 'tools.price_provider_error', signal);
+      throw this.upstreamFailed(err, 'tools.price_provider_error', signal, requestId);
     }
     const seen = new Set<string>();
     const prices = input.mints.map((mint) => {
@@ -69,11 +75,11 @@ export class PaidTools {
     return { prices, source: this.prices.provider, as_of: new Date().toISOString() };
   }
 
-  private upstreamFailed(err: unknown, code: 'tools.search_provider_error' | 'tools.price_provider_error', signal: AbortSignal): unknown {
+  private upstreamFailed(err: unknown, code: 'tools.search_provider_error' | 'tools.price_provider_error', signal: AbortSignal, requestId: string): unknown {
     // The request ended first (its client left): that is the reason, not the upstream.
     if (signal.aborted) return signal.reason;
     if (!(err instanceof ToolUpstreamError)) return err;
-    this.logger.warn({ kind: err.kind, detail: err.message }, 'tool upstream failed after payment');
+    this.logger.warn({ request_id: requestId, kind: err.kind, detail: err.message }, 'tool upstream failed after payment');
     return new GatewayError(code, err.message, {}, { cause: err });
   }
 }

@@ -18,18 +18,19 @@ export class ServiceProxy {
     logger.setContext(ServiceProxy.name);
   }
 
-  async call(id: string, target: PinnedTarget, body: Buffer, signal: AbortSignal): Promise<ServiceReply> {
+  /** `requestId`: the paid request, named on a failure's log line. */
+  async call(id: string, target: PinnedTarget, body: Buffer, signal: AbortSignal, requestId: string): Promise<ServiceReply> {
     let reply: ServiceReply;
     try {
       reply = await this.caller.post(target, body, signal);
     } catch (err) {
       if (signal.aborted) throw signal.reason;
       if (!(err instanceof ServiceCallFailed)) throw err;
-      this.logger.warn({ service: id, reason: err.reason, detail: err.message }, 'proxied service failed after payment');
+      this.logger.warn({ request_id: requestId, service: id, reason: err.reason, detail: err.message }, 'proxied service failed after payment');
       throw new GatewayError('services.upstream_failed', `service ${id} did not answer (${err.reason}); the receipt says what was charged`);
     }
     if (reply.status >= 200 && reply.status < 300) return reply;
-    this.logger.warn({ service: id, status: reply.status }, 'proxied service answered an error after payment');
+    this.logger.warn({ request_id: requestId, service: id, status: reply.status }, 'proxied service answered an error after payment');
     if (reply.status === 402) throw new GatewayError('services.upstream_payment_required', `service ${id} asked for payment; the gateway never pays an upstream`);
     throw new GatewayError('services.upstream_failed', `service ${id} answered ${reply.status}; the receipt says what was charged`);
   }

@@ -95,7 +95,7 @@ export class ServicesController {
     'services.storage_unavailable',
   )
   async call(@PaidInput() input: ProxyInput, @ServingTerms() target: PinnedTarget, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const reply = await this.proxy.call(input.id, target, input.body, req.gw.signal);
+    const reply = await this.proxy.call(input.id, target, input.body, req.gw.signal, req.gw.id);
     const type = reply.contentType !== null && RELAYED_TYPES.test(reply.contentType) ? reply.contentType : null;
     if (type === null) res.setHeader('Content-Disposition', 'attachment');
     res.status(reply.status).setHeader('Content-Type', type ?? 'application/octet-stream');

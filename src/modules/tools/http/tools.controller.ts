@@ -20,7 +20,7 @@ export class ToolsController {
   @PaidRoute<SearchInput>({ input: ({ body }) => parseSearchInput(body), service: () => ({ kind: 'tool', id: WEB_SEARCH_SERVICE }) })
   @ApiSearch()
   search(@PaidInput() input: SearchInput, @ReqContext() context: RequestContext): Promise<SearchAnswer> {
-    return this.tools.webSearch(input, context.signal);
+    return this.tools.webSearch(input, { signal: context.signal, requestId: context.id });
   }
 
   @Post('solana/price')
@@ -29,6 +29,6 @@ export class ToolsController {
   @PaidRoute<PriceInput>({ input: ({ body }) => parsePriceInput(body), service: () => ({ kind: 'tool', id: TOKEN_PRICE_SERVICE }) })
   @ApiPrice()
   price(@PaidInput() input: PriceInput, @ReqContext() context: RequestContext): Promise<PriceAnswer> {
-    return this.tools.tokenPrices(input, context.signal);
+    return this.tools.tokenPrices(input, { signal: context.signal, requestId: context.id });
   }
 }
