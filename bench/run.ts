@@ -118,8 +118,8 @@ async function main(): Promise<void> {
   type Side = [string, Omit<LoadSpec, 'durationMs'>, Started];
   const measureInTurns = async (a: Side, b: Side): Promise<void> => {
     const turns = new Map<string, { results: LoadResult[]; spent: MeterReading }>([
-      [a[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0 } }],
-      [b[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0 } }],
+      [a[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0, longestLoopDelayMs: 0 } }],
+      [b[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0, longestLoopDelayMs: 0 } }],
     ]);
     const order = Array.from({ length: Math.max(1, Math.round(TURNS_TOTAL_MS / (2 * TURN_MS))) }, () => [a, b, b, a]).flat();
     for (const [scenario, spec, server] of order) {
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
       spent.cpuMicros += after.cpuMicros - before.cpuMicros;
       spent.allocatedBytes += after.allocatedBytes - before.allocatedBytes;
     }
-    const zero = { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0 };
+    const zero = { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0, longestLoopDelayMs: 0 };
     for (const [scenario, spec] of [a, b]) {
       const { results, spent } = turns.get(scenario) as { results: LoadResult[]; spent: MeterReading };
       record(

@@ -23,6 +23,8 @@ export interface MeterReading {
   /** Since the reading before: the longest garbage-collection pause (ms) and the full (mark-compact) collections. */
   longestPauseMs: number;
   fullCollections: number;
+  /** Since the reading before: the longest the event loop was blocked (ms, 10 ms resolution). */
+  longestLoopDelayMs: number;
 }
 
 /** What a process cost per request between two readings: CPU in ms and allocation in KB. */

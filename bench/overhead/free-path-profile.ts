@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import { closedPort } from '../../test/support/network';
 import { REPO, startBenchGateway, startFakeProvider } from '../harness/bench-stack';
 import { runOpenLoop } from '../harness/open-loop';
+import { percentiles } from '../harness/percentiles';
 import { cpuPlan, perRequest, pinSelf } from '../harness/processes';
 
 const option = (name: string, fallback: string): string => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
@@ -64,8 +65,13 @@ async function main(): Promise<void> {
     window.from = nowMicros();
     const run = await runOpenLoop({ ...spec, rate: RATE, durationMs: SECONDS * 1000 });
     window.to = nowMicros();
-    const { cpuMs, allocKb } = perRequest(before, await gateway.meter(), run.sent);
-    console.log(`${TARGET} path at ${RATE}/s for ${SECONDS} s: ${run.errors} errors, ${cpuMs.toFixed(3)} ms CPU and ${allocKb.toFixed(1)} KB allocated per request`);
+    const after = await gateway.meter();
+    const { cpuMs, allocKb } = perRequest(before, after, run.sent);
+    const { p50, p99 } = percentiles(run.latenciesMs);
+    console.log(
+      `${TARGET} path at ${RATE}/s for ${SECONDS} s: ${run.errors} errors, p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, ${cpuMs.toFixed(3)} ms CPU and ${allocKb.toFixed(1)} KB allocated per request, ` +
+        `longest GC pause ${after.longestPauseMs.toFixed(1)} ms, ${after.fullCollections} full collections, longest loop delay ${after.longestLoopDelayMs.toFixed(1)} ms, RSS ${(after.rssBytes / 1024 / 1024).toFixed(0)} MB`,
+    );
   } finally {
     await gateway.stop();
     await fake.stop();

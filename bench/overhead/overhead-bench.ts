@@ -61,6 +61,7 @@ async function main(): Promise<void> {
           'RSS MB': (after.rssBytes / 1024 / 1024).toFixed(0),
           'longest GC pause ms': after.longestPauseMs.toFixed(1),
           'full GCs': after.fullCollections,
+          'longest loop delay ms': after.longestLoopDelayMs.toFixed(1),
         });
       }
     }
