@@ -1,4 +1,3 @@
-import { AsyncResource } from 'node:async_hooks';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Injectable } from '@nestjs/common';
@@ -83,8 +82,7 @@ class Turns {
       this.socket.destroy();
       return;
     }
-    // Served later, it runs in the async context it arrived in, not in that of the response before it (whose log bindings it would carry).
-    this.waiting.push(AsyncResource.bind(() => this.serve(res, serve)));
+    this.waiting.push(() => this.serve(res, serve));
   }
 
   private serve(res: ServerResponse, serve: () => void): void {

@@ -33,11 +33,13 @@ export class EdgeChainMiddleware implements NestMiddleware {
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
-    const run = (index: number, err?: unknown): void => {
+    // One callback for the whole chain rather than one per step: each step calls it once, to go on or to fail.
+    let index = 0;
+    const step = (err?: unknown): void => {
       // Express reads any falsy argument (cors passes null) as "no error".
       if (err || index === this.steps.length) return next(err || undefined);
-      this.steps[index].use(req, res, (failure?: unknown) => run(index + 1, failure));
+      this.steps[index++].use(req, res, step);
     };
-    run(0);
+    step();
   }
 }
