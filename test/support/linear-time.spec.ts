@@ -17,6 +17,8 @@ describe('doublingRatio', () => {
   });
 
   it('fails superlinear work, at the size asked and a size up', () => {
-    expect(doublingRatio((size) => () => sum((size * size * size) / 1_000), 200, { attempts: 1 }).ratio).toBeGreaterThanOrEqual(MAX_DOUBLING_RATIO);
+    // Seven runs per size: the full run once measured a cubic ratio of 2.4 here, the fastest of three
+    // runs at the small size all slowed by the suites beside it (the large size's were not).
+    expect(doublingRatio((size) => () => sum((size * size * size) / 1_000), 200, { attempts: 1, runs: 7 }).ratio).toBeGreaterThanOrEqual(MAX_DOUBLING_RATIO);
   });
 });
