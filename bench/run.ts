@@ -16,8 +16,8 @@ import { createTestDatabase } from '../test/support/postgres';
 import { emptyRedisDatabase } from '../test/support/services';
 import { runOpenLoop, type LoadResult, type LoadSpec } from './harness/open-loop';
 import { percentiles, type Percentiles } from './harness/percentiles';
-import { REPO, startBenchGateway, startFakeProvider, startFloorProxy } from './harness/bench-stack';
-import { cpuPlan, peakRssMb, perRequest, pinSelf, startPinned, type MeterReading, type Started } from './harness/processes';
+import { BENCH_MESSAGES, chatSpecs, REPO, startBenchGateway, startFakeProvider, startFloorProxy } from './harness/bench-stack';
+import { cpuPlan, peakRssMb, perRequest, pinSelf, startPinned, type MeterSpend, type Started } from './harness/processes';
 import { sweepRates, type SweepCrossing } from './harness/rate-sweep';
 
 const quick = process.argv.includes('--quick');
@@ -117,28 +117,28 @@ async function main(): Promise<void> {
    */
   type Side = [string, Omit<LoadSpec, 'durationMs'>, Started];
   const measureInTurns = async (a: Side, b: Side): Promise<void> => {
-    const turns = new Map<string, { results: LoadResult[]; spent: MeterReading }>([
-      [a[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0, longestLoopDelayMs: 0 } }],
-      [b[0], { results: [], spent: { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0, longestLoopDelayMs: 0 } }],
+    const nothing: MeterSpend = { cpuMicros: 0, allocatedBytes: 0 };
+    const turns = new Map<string, { results: LoadResult[]; spent: MeterSpend }>([
+      [a[0], { results: [], spent: { ...nothing } }],
+      [b[0], { results: [], spent: { ...nothing } }],
     ]);
     const order = Array.from({ length: Math.max(1, Math.round(TURNS_TOTAL_MS / (2 * TURN_MS))) }, () => [a, b, b, a]).flat();
     for (const [scenario, spec, server] of order) {
-      const { results, spent } = turns.get(scenario) as { results: LoadResult[]; spent: MeterReading };
+      const { results, spent } = turns.get(scenario) as { results: LoadResult[]; spent: MeterSpend };
       const before = await server.meter();
       results.push(await runOpenLoop({ ...spec, durationMs: TURN_MS }));
       const after = await server.meter();
       spent.cpuMicros += after.cpuMicros - before.cpuMicros;
       spent.allocatedBytes += after.allocatedBytes - before.allocatedBytes;
     }
-    const zero = { cpuMicros: 0, allocatedBytes: 0, rssBytes: 0, longestPauseMs: 0, fullCollections: 0, longestLoopDelayMs: 0 };
     for (const [scenario, spec] of [a, b]) {
-      const { results, spent } = turns.get(scenario) as { results: LoadResult[]; spent: MeterReading };
+      const { results, spent } = turns.get(scenario) as { results: LoadResult[]; spent: MeterSpend };
       record(
         scenario,
         spec.rate,
         results,
         perRequest(
-          zero,
+          nothing,
           spent,
           results.reduce((sum, result) => sum + result.sent, 0),
         ),
@@ -157,16 +157,14 @@ async function main(): Promise<void> {
     ]);
     running.push(portkey);
 
-    const messages = [{ role: 'user', content: 'Benchmark prompt: say hello.' }];
-    const direct = { origin: fakeUrl, path: '/v1/chat/completions', body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages }), headers: { authorization: 'Bearer bench' } };
-    const free = { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages }) };
+    const { direct, free } = chatSpecs(fakePort, gatewayPort);
     // The same model and prompt on the Anthropic Messages surface, translated to the same OpenAI-format
     // fake: what the codec costs beside chat's. Messages requires max_tokens, which chat's body leaves out.
-    const freeMessages = { ...free, path: '/v1/messages', body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', max_tokens: 1024, messages }) };
+    const freeMessages = { ...free, path: '/v1/messages', body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', max_tokens: 1024, messages: BENCH_MESSAGES }) };
     const viaPortkey = {
       origin: `http://127.0.0.1:${portkeyPort}`,
       path: '/v1/chat/completions',
-      body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages }),
+      body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages: BENCH_MESSAGES }),
       headers: { authorization: 'Bearer bench', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${fakeUrl}/v1` },
     };
     const viaFloor = { ...direct, origin: `http://127.0.0.1:${floorPort}`, headers: {} };
@@ -186,7 +184,12 @@ async function main(): Promise<void> {
       await measure('Portkey gateway', portkey, { ...viaPortkey, rate });
     }
     for (const rate of quick ? [500] : [1000, 2000, 2500, 3000]) await measure('gateway, 402 quote', gateway, { ...quoteSpec, rate, expectStatus: 402 });
-    await measure('gateway, free path, streamed', gateway, { ...free, body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages, stream: true }), rate: scaled(200), firstByte: true });
+    await measure('gateway, free path, streamed', gateway, {
+      ...free,
+      body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages: BENCH_MESSAGES, stream: true }),
+      rate: scaled(200),
+      firstByte: true,
+    });
 
     // Paid: distinct payments signed in advance, settled on the local chain before each answer.
     const paidRate = quick ? 10 : 50;

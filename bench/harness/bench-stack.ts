@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { LoadSpec } from './open-loop';
 import { startPinned, type Started } from './processes';
 
 /** The compiled tree (dist/) and the repository, from dist/bench/harness. */
@@ -11,6 +12,24 @@ export const REPO = join(__dirname, '../../..');
  * (docs/performance.md, "The CPU floor").
  */
 export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=32'];
+
+/** The prompt of every chat scenario, so that the bench, the overhead loop and the profile measure the same request. */
+export const BENCH_MESSAGES = [{ role: 'user', content: 'Benchmark prompt: say hello.' }];
+
+/** That chat request sent to the fake directly (the control, with the fake's key) and to the gateway's free path. */
+export function chatSpecs(fakePort: number, gatewayPort: number): { direct: ChatSpec; free: ChatSpec } {
+  return {
+    direct: {
+      origin: `http://127.0.0.1:${fakePort}`,
+      path: '/v1/chat/completions',
+      body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages: BENCH_MESSAGES }),
+      headers: { authorization: 'Bearer bench' },
+    },
+    free: { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages: BENCH_MESSAGES }) },
+  };
+}
+
+type ChatSpec = Pick<LoadSpec, 'origin' | 'path' | 'body' | 'headers'>;
 
 /** The fake OpenAI-compatible provider as its own pinned process, answering at once. */
 export function startFakeProvider(port: number, cpu: number | null): Promise<Started> {

@@ -27,8 +27,11 @@ export interface MeterReading {
   longestLoopDelayMs: number;
 }
 
-/** What a process cost per request between two readings: CPU in ms and allocation in KB. */
-export function perRequest(before: MeterReading, after: MeterReading, requests: number): { cpuMs: number; allocKb: number } {
+/** What a process spent: its CPU and allocation between two readings, or summed over several pairs. */
+export type MeterSpend = Pick<MeterReading, 'cpuMicros' | 'allocatedBytes'>;
+
+/** What a process cost per request between two readings (or from nothing to a sum of spends): CPU in ms and allocation in KB. */
+export function perRequest(before: MeterSpend, after: MeterSpend, requests: number): { cpuMs: number; allocKb: number } {
   return { cpuMs: (after.cpuMicros - before.cpuMicros) / 1000 / requests, allocKb: (after.allocatedBytes - before.allocatedBytes) / 1024 / requests };
 }
 

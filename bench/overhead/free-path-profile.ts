@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { closedPort } from '../../test/support/network';
-import { REPO, startBenchGateway, startFakeProvider } from '../harness/bench-stack';
+import { BENCH_MESSAGES, chatSpecs, REPO, startBenchGateway, startFakeProvider } from '../harness/bench-stack';
 import { runOpenLoop } from '../harness/open-loop';
 import { percentiles } from '../harness/percentiles';
 import { cpuPlan, perRequest, pinSelf } from '../harness/processes';
@@ -52,11 +52,10 @@ async function main(): Promise<void> {
     ['--cpu-prof', `--cpu-prof-dir=${profileDir}`],
   );
   const window = { from: 0, to: 0 };
-  const messages = [{ role: 'user', content: 'Benchmark prompt: say hello.' }];
   const spec = {
     origin: `http://127.0.0.1:${gatewayPort}`,
     path: '/v1/chat/completions',
-    body: JSON.stringify(TARGET === 'quote' ? { model: 'openai/gpt-4o', messages } : { model: 'nvidia/gpt-oss-120b', messages }),
+    body: TARGET === 'quote' ? JSON.stringify({ model: 'openai/gpt-4o', messages: BENCH_MESSAGES }) : chatSpecs(fakePort, gatewayPort).free.body,
     expectStatus: TARGET === 'quote' ? 402 : 200,
   };
   try {

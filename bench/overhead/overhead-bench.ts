@@ -7,7 +7,7 @@
  * on the hot path; `npm run bench` prints the same columns beside Portkey.
  */
 import { closedPort } from '../../test/support/network';
-import { startBenchGateway, startFakeProvider, startFloorProxy } from '../harness/bench-stack';
+import { chatSpecs, startBenchGateway, startFakeProvider, startFloorProxy } from '../harness/bench-stack';
 import { runOpenLoop, type LoadSpec } from '../harness/open-loop';
 import { percentiles } from '../harness/percentiles';
 import { cpuPlan, perRequest, pinSelf, type Started } from '../harness/processes';
@@ -29,10 +29,8 @@ async function main(): Promise<void> {
   const fake = await startFakeProvider(fakePort, cpus.client);
   const gateway = await startBenchGateway(gatewayPort, fakePort, cpus.server, { GW_SOLANA_RPC_URL: `http://127.0.0.1:${closedRpc}`, GW_CACHE_TTL_SECS: '0' }, GATEWAY_NODE_ARGS);
   const floor = await startFloorProxy(floorPort, fakePort, cpus.server);
-  const messages = [{ role: 'user', content: 'Benchmark prompt: say hello.' }];
-  const direct = { origin: `http://127.0.0.1:${fakePort}`, path: '/v1/chat/completions', body: JSON.stringify({ model: 'openai/gpt-oss-120b', messages }), headers: { authorization: 'Bearer bench' } };
+  const { direct, free: viaGateway } = chatSpecs(fakePort, gatewayPort);
   const viaFloor = { ...direct, origin: `http://127.0.0.1:${floorPort}`, headers: {} };
-  const viaGateway = { origin: `http://127.0.0.1:${gatewayPort}`, path: '/v1/chat/completions', body: JSON.stringify({ model: 'nvidia/gpt-oss-120b', messages }) };
   try {
     for (const spec of [viaGateway, viaFloor, direct]) await runOpenLoop({ ...spec, rate: 300, durationMs: 2_000 }); // warm-up: JIT, connection pools
     const rows = [];
