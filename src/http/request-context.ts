@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { StageTiming } from '../core/stage-timing';
 
 /** The ids on a log line about a request. */
-export interface RequestLogIds {
+interface RequestLogIds {
   request_id: string;
   client_request_id?: string;
 }

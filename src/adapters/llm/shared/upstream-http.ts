@@ -68,7 +68,7 @@ const MAX_PARSED_URLS = 256;
 const parsedUrls = new Map<string, { origin: string; path: string }>();
 
 /** A URL as undici's origin and path, parsed as undici would (WHATWG URL: `..` resolved, spaces escaped), once per URL. */
-export function originAndPath(url: string): { origin: string; path: string } {
+function originAndPath(url: string): { origin: string; path: string } {
   let parsed = parsedUrls.get(url);
   if (!parsed) {
     const { origin, pathname, search } = new URL(url);
