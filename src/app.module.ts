@@ -4,8 +4,6 @@ import type { DestinationStream } from 'pino';
 import { LlmModule } from './adapters/llm/llm.module';
 import { MemoryStateModule } from './adapters/memory/memory-state.module';
 import { MemoryStorageModule } from './adapters/memory/memory-storage.module';
-import { PostgresStorageModule } from './adapters/postgres/postgres-storage.module';
-import { RedisStateModule } from './adapters/redis/redis-state.module';
 import { SolanaModule } from './adapters/solana/solana.module';
 import { ToolsUpstreamsModule } from './adapters/tools/tools-upstreams.module';
 import type { GatewayConfig } from './config/gateway-config';
@@ -38,12 +36,15 @@ export interface GatewayOptions {
 /**
  * The one place where a technology is chosen for the ports (docs/decisions.md, "Adapters chosen per
  * technology"). Each of these modules is global and provides the ports it implements, so feature
- * modules inject ports without naming an adapter.
+ * modules inject ports without naming an adapter. The PostgreSQL and Redis adapters are loaded only
+ * when chosen: TypeORM and ioredis hold about 40 MB of a gateway that uses neither
+ * (docs/performance.md, "The CPU floor").
  */
 function adapterModules(config: GatewayConfig, options: GatewayOptions): NonNullable<ModuleMetadata['imports']> {
+  const { storage, redisUrl } = config;
   return [
-    config.storage.kind === 'none' ? MemoryStorageModule : PostgresStorageModule.forRoot(config.storage),
-    config.redisUrl ? RedisStateModule.forRoot(config.redisUrl) : MemoryStateModule,
+    storage.kind === 'none' ? MemoryStorageModule : import('./adapters/postgres/postgres-storage.module').then(({ PostgresStorageModule }) => PostgresStorageModule.forRoot(storage)),
+    redisUrl ? import('./adapters/redis/redis-state.module').then(({ RedisStateModule }) => RedisStateModule.forRoot(redisUrl)) : MemoryStateModule,
     SolanaModule.forRoot(config),
     LlmModule,
     ToolsUpstreamsModule.forRoot(options.hostResolver),

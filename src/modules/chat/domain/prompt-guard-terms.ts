@@ -52,6 +52,8 @@ interface Term {
 
 interface CompiledRule extends TermRule {
   readonly groups: readonly number[];
+  /** Every group of the rule, as bits: a text whose occurrences lack one cannot hit it. */
+  readonly mask: number;
   readonly window: number;
 }
 
@@ -106,16 +108,14 @@ export class TermFamilies {
     }
     for (const list of Object.values(data.blockers.terms)) for (const term of list) add(term, undefined);
     this.link();
-    this.rules = data.rules.map(({ id, category, all, window }) => ({
-      id,
-      category: categoryOf(id, category),
-      window,
-      groups: all.map((name) => {
+    this.rules = data.rules.map(({ id, category, all, window }) => {
+      const groups = all.map((name) => {
         const index = this.groupIndex.get(name);
         if (index === undefined) throw new Error(`term families: rule ${id} names unknown group ${name}`);
         return index;
-      }),
-    }));
+      });
+      return { id, category: categoryOf(id, category), window, groups, mask: groups.reduce((mask, group) => mask | (1 << group), 0) };
+    });
   }
 
   /** Bit mask of a group, for `Occurrence.groups`. */
@@ -150,17 +150,17 @@ export class TermFamilies {
 
   /** Each rule whose groups all occur within its window, at the first place they do. */
   *hits(occurrences: readonly Occurrence[]): Generator<TermHit> {
+    // Most texts hold no rule's every group: checked once, so they cost no per-rule walk.
+    let present = 0;
+    for (const occurrence of occurrences) present |= occurrence.groups;
     for (const rule of this.rules) {
+      if ((present & rule.mask) !== rule.mask) continue;
       const lastStart = rule.groups.map(() => -Infinity);
       for (const occurrence of occurrences) {
-        let touched = false;
+        if (!(occurrence.groups & rule.mask)) continue;
         rule.groups.forEach((group, slot) => {
-          if (occurrence.groups & (1 << group)) {
-            lastStart[slot] = occurrence.start;
-            touched = true;
-          }
+          if (occurrence.groups & (1 << group)) lastStart[slot] = occurrence.start;
         });
-        if (!touched) continue;
         const first = Math.min(...lastStart);
         if (occurrence.end - first <= rule.window) {
           yield { rule, start: first, end: occurrence.end };
