@@ -6,6 +6,15 @@ import { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 /**
+ * The embedded database's buffer cache. initdb writes PostgreSQL's 128 MB into postgresql.conf, and
+ * in WASM memory that is about 150 MB of the gateway's resident memory; the gateway's tables
+ * (spend rows, receipts, orgs) are read by key and their recent pages fit in a tenth of it, the
+ * rest being in the OS page cache (docs/decisions.md, "Embedded PGlite"). Set on the command line
+ * of PGlite's backend, which leaves postgresql.conf as initdb wrote it.
+ */
+const SHARED_BUFFERS = '16MB';
+
+/**
  * PGlite (PostgreSQL compiled to WASM) persisted under the data directory and served on a random
  * loopback port, so the ordinary pg driver, TypeORM and the same migrations work unchanged.
  * One connection at a time: PGlite is single-session.
@@ -25,7 +34,7 @@ export class EmbeddedPostgres {
     const unlock = lockDirectory(directory);
     try {
       const fresh = !existsSync(join(directory, 'PG_VERSION'));
-      const db = await PGlite.create(directory);
+      const db = await PGlite.create(directory, { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`] });
       if (fresh) collectInitdbGarbage();
       const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
       await server.start();
