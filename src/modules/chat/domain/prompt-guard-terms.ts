@@ -109,6 +109,8 @@ export class TermFamilies {
     for (const list of Object.values(data.blockers.terms)) for (const term of list) add(term, undefined);
     this.link();
     this.rules = data.rules.map(({ id, category, all, window }) => {
+      // An unbounded window would make a rule fire on any text, its missing groups at -Infinity included.
+      if (!Number.isFinite(window) || window < 0) throw new Error(`term families: rule ${id} needs a finite window`);
       const groups = all.map((name) => {
         const index = this.groupIndex.get(name);
         if (index === undefined) throw new Error(`term families: rule ${id} names unknown group ${name}`);
