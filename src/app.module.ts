@@ -37,7 +37,7 @@ export interface GatewayOptions {
  * The one place where a technology is chosen for the ports (docs/decisions.md, "Adapters chosen per
  * technology"). Each of these modules is global and provides the ports it implements, so feature
  * modules inject ports without naming an adapter. The PostgreSQL and Redis adapters are loaded only
- * when chosen: TypeORM and ioredis hold about 40 MB of a gateway that uses neither
+ * when chosen: TypeORM and ioredis hold about 14 MB of an idle gateway that uses neither
  * (docs/performance.md, "The CPU floor").
  */
 function adapterModules(config: GatewayConfig, options: GatewayOptions): NonNullable<ModuleMetadata['imports']> {
